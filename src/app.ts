@@ -1,0 +1,97 @@
+/**
+ * buildApp(config) wires everything once: database (migrated), services, schema, yoga, HTTP and
+ * WebSocket servers. `fetch` serves requests without a socket (tests); start/stop own the sockets.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, readFile, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import path from "node:path";
+import { validate } from "graphql";
+import type { Config } from "./config.js";
+import { decodeKey } from "./config.js";
+import type { Services } from "./context.js";
+import { createDb, isMemoryDir, type Database } from "./db/client.js";
+import { bootstrapDemoClient, createAuthenticator } from "./domains/clients/clients.service.js";
+import { schema } from "./graphql/schema.js";
+import { createCipher } from "./lib/crypto.js";
+import { createLogger } from "./lib/logger.js";
+import { createMetrics } from "./lib/metrics.js";
+import { buildOpenApi } from "./rest/openapi.js";
+import { compileRoutes, routes } from "./rest/routes.js";
+import { attachWebSocket } from "./server/websocket.js";
+import { buildYoga } from "./server/yoga.js";
+import { createRedis } from "./lib/redis.js";
+
+export type App = Awaited<ReturnType<typeof buildApp>>;
+
+export async function buildApp(config: Config) {
+  const logger = createLogger(config.logLevel);
+  const database = await createDb(config);
+  const applied = await database.migrate();
+  if (applied.length) logger.info({ applied }, "migrations applied");
+  const redis = config.redisUrl ? createRedis(config.redisUrl) : null;
+  const services: Services = {
+    db: database.prisma,
+    cipher: createCipher(await encryptionKey(config, database)),
+    logger,
+    auth: createAuthenticator(database.prisma, config.adminApiKey),
+  };
+  const demo = await bootstrapDemo(config, database, services);
+  const table = compileRoutes(routes);
+  for (const route of table) {
+    const errors = validate(schema, route.operation);
+    if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);
+  }
+  const metrics = createMetrics();
+  const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.ping(); } }] : [])];
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes) });
+
+  let server: Server | null = null;
+  let closeWs: (() => Promise<void>) | null = null;
+  return {
+    config, services, database, yoga, demo, redis,
+    fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
+    async start(port = config.port, host = config.host) {
+      server = createServer(yoga);
+      closeWs = attachWebSocket(server, yoga, services);
+      await new Promise<void>((resolve) => server!.listen(port, host, resolve));
+      const address = server.address();
+      return typeof address === "object" && address ? address.port : port;
+    },
+    /** Stop accepting, let in-flight requests finish, close sockets, then the database. */
+    async stop() {
+      if (server) {
+        await closeWs?.();
+        await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
+      }
+      await yoga.dispose?.();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}
+
+/** The embedded default generates its key once into DATA_DIR; a server database must be given one. */
+async function encryptionKey(config: Config, database: Database): Promise<Buffer> {
+  if (config.encryptionKey) return decodeKey(config.encryptionKey)!;
+  if (database.ephemeral) return randomBytes(32);
+  const file = path.join(config.dataDir, "encryption.key");
+  const existing = await readFile(file, "utf8").catch(() => null);
+  if (existing) return decodeKey(existing.trim())!;
+  const key = randomBytes(32);
+  await writeFile(file, key.toString("hex"), { mode: 0o600 });
+  return key;
+}
+
+async function bootstrapDemo(config: Config, database: Database, services: Services) {
+  if (database.kind !== "pglite") return null;
+  const demo = await bootstrapDemoClient(services.db);
+  if (!demo) return null;
+  const summary = { client_id: demo.client.id, name: demo.client.name, mode: demo.client.mode, scopes: demo.client.scopes, api_key: demo.apiKey };
+  if (!isMemoryDir(config.dataDir)) {
+    const file = path.join(config.dataDir, "bootstrap.json");
+    await writeFile(file, JSON.stringify(summary, null, 2) + "\n", { mode: 0o600 });
+    await chmod(file, 0o600);
+  }
+  return summary;
+}

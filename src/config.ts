@@ -1,0 +1,70 @@
+/** Environment → typed Config. A bad value exits at start with one line naming the variable (SPEC 12). */
+import path from "node:path";
+
+export type Config = {
+  port: number;
+  host: string;
+  /** @default "./.data" — embedded PGlite data, generated encryption key, bootstrap.json */
+  dataDir: string;
+  /** PostgreSQL server; unset → embedded PGlite under dataDir */
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (tests run each suite in its own) @default "public" */
+  databaseSchema?: string;
+  redisUrl?: string;
+  adminApiKey?: string;
+  /** 32-byte AES key (hex or base64); unset → generated into dataDir (embedded default only) */
+  encryptionKey?: string;
+  logLevel: string;
+  /** GraphiQL and introspection @default true unless NODE_ENV=production */
+  graphiql: boolean;
+  /** @default 1 MiB */
+  maxBodyBytes: number;
+};
+
+export class ConfigError extends Error {}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[]) {
+  const raw = env[name];
+  if (!raw) return undefined;
+  let url: URL;
+  try { url = new URL(raw); } catch { throw new ConfigError(`${name} is not a valid URL`); }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(" or ")}`);
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === "production";
+  const adminApiKey = env.ADMIN_API_KEY || undefined;
+  if (adminApiKey && adminApiKey.length < 24) throw new ConfigError("ADMIN_API_KEY must be at least 24 characters");
+  const encryptionKey = env.ENCRYPTION_KEY || undefined;
+  if (encryptionKey && decodeKey(encryptionKey) === null) throw new ConfigError("ENCRYPTION_KEY must be 32 bytes as hex (64 chars) or base64");
+  const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
+  if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
+  return {
+    port: intVar(env, "PORT", 4000, 0, 65535),
+    host: env.HOST || "0.0.0.0",
+    dataDir: path.resolve(env.DATA_DIR || "./.data"),
+    databaseUrl,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
+    redisUrl: urlVar(env, "REDIS_URL", ["redis:", "rediss:"]),
+    adminApiKey,
+    encryptionKey,
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === "test" ? "silent" : "info"),
+    graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
+    maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
+  };
+}
+
+/** 32 raw bytes from hex or base64, or null when it is neither. */
+export function decodeKey(text: string): Buffer | null {
+  const buf = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
+  return buf.length === 32 ? buf : null;
+}

@@ -1,0 +1,27 @@
+/** What every service receives: who is calling, the database, and request-scoped helpers. Nothing else. */
+import type { Db } from "./db/client.js";
+import type { Cipher } from "./lib/crypto.js";
+import type { Logger } from "./lib/logger.js";
+import type { Authenticator } from "./domains/clients/clients.service.js";
+
+export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
+export const DEFAULT_CLIENT_SCOPES: Scope[] = ALL_SCOPES.filter((s) => s !== "admin");
+
+export type Principal =
+  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string> }
+  | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
+
+/** Long-lived pieces built once at start and shared by every request. */
+export type Services = { db: Db; cipher: Cipher; logger: Logger; auth: Authenticator };
+
+export type RequestContext = Services & {
+  principal: Principal;
+  requestId: string;
+};
+
+/** The client a tenant-owned operation runs for; an operator key has none. */
+export function tenantOf(ctx: RequestContext): string {
+  if (ctx.principal.kind !== "client") throw new Error("tenant operation reached without a client principal");
+  return ctx.principal.clientId;
+}

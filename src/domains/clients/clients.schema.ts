@@ -1,0 +1,68 @@
+/** GraphQL for API clients: operator-only (`admin` scope). */
+import { builder } from "../../graphql/builder.js";
+import { createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
+
+const ClientMode = builder.enumType("ClientMode", { values: ["SANDBOX", "LIVE"] as const });
+
+const ApiClient = builder.prismaObject("ApiClient", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    mode: t.expose("mode", { type: ClientMode }),
+    scopes: t.exposeStringList("scopes"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.prismaObject("ApiKey", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    clientId: t.exposeID("clientId"),
+    prefix: t.exposeString("prefix", { description: "The first characters of the key, to tell keys apart" }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
+  }),
+});
+
+const IssuedKey = builder.objectRef<{ client: { id: string; name: string; mode: "SANDBOX" | "LIVE"; scopes: string[] }; apiKey: string; keyId: string }>("IssuedApiKey").implement({
+  description: "A client with a newly issued key. The key is shown only here, once.",
+  fields: (t) => ({
+    clientId: t.id({ resolve: (p) => p.client.id }),
+    name: t.string({ resolve: (p) => p.client.name }),
+    mode: t.field({ type: ClientMode, resolve: (p) => p.client.mode }),
+    scopes: t.stringList({ resolve: (p) => p.client.scopes }),
+    keyId: t.exposeID("keyId"),
+    apiKey: t.exposeString("apiKey"),
+  }),
+});
+
+const CreateApiClientInput = builder.inputType("CreateApiClientInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    mode: t.field({ type: ClientMode, required: true }),
+    scopes: t.stringList({ description: "Left out: every scope but admin" }),
+  }),
+});
+const RotateApiKeyInput = builder.inputType("RotateApiKeyInput", { fields: (t) => ({ clientId: t.id({ required: true }) }) });
+const RevokeApiKeyInput = builder.inputType("RevokeApiKeyInput", { fields: (t) => ({ keyId: t.id({ required: true }) }) });
+
+builder.mutationFields((t) => ({
+  createApiClient: t.field({
+    type: IssuedKey, authScopes: { scope: "admin" },
+    args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
+    resolve: (_root, { input }, ctx) => createApiClient(ctx.db, ctx, input),
+  }),
+  rotateApiKey: t.field({
+    type: IssuedKey, authScopes: { scope: "admin" },
+    args: { input: t.arg({ type: RotateApiKeyInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.db, ctx, String(input.clientId)); ctx.auth.forget(); return r; },
+  }),
+  revokeApiKey: t.prismaField({
+    type: "ApiKey", authScopes: { scope: "admin" },
+    args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
+    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.db, ctx, String(input.keyId)); ctx.auth.forget(); return r; },
+  }),
+}));
+
+builder.queryField("apiClients", (t) =>
+  t.prismaField({ type: [ApiClient], authScopes: { scope: "admin" }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...query, orderBy: { createdAt: "asc" } }) }));

@@ -1,0 +1,93 @@
+/** API clients (tenants) and their keys: keys are shown once, stored as SHA-256, rotated and revoked. */
+import type { Principal, Scope } from "../../context.js";
+import { ALL_SCOPES, DEFAULT_CLIENT_SCOPES } from "../../context.js";
+import type { Db } from "../../db/client.js";
+import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
+import { DomainError, invalid, notFound } from "../../lib/errors.js";
+import { recordAudit, type Actor } from "../audit/audit.service.js";
+
+export type ClientMode = "SANDBOX" | "LIVE";
+export type CreateClientInput = { name: string; mode: ClientMode; scopes?: string[] | null };
+
+export function checkClientInput(input: CreateClientInput) {
+  const name = input.name?.trim();
+  if (!name || name.length > 200) throw invalid([{ field: "name", code: "invalid", message: "name must be 1 to 200 characters." }]);
+  const unknown = (input.scopes ?? []).filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw invalid([{ field: "scopes", code: "invalid", message: `Unknown scopes: ${unknown.join(", ")}. Known: ${ALL_SCOPES.join(" ")}.` }]);
+  return { name, mode: input.mode, scopes: [...new Set(input.scopes ?? DEFAULT_CLIENT_SCOPES)] as Scope[] };
+}
+
+const newKeyText = (mode: ClientMode) => `ogk_${mode.toLowerCase()}_${randomToken(24)}`;
+
+async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode) {
+  const apiKey = newKeyText(mode);
+  const row = await tx.apiKey.create({ data: { clientId, hash: sha256(apiKey), prefix: apiKey.slice(0, 16) } });
+  return { apiKey, keyId: row.id };
+}
+
+export async function createApiClient(db: Db, actor: Actor, input: CreateClientInput) {
+  const data = checkClientInput(input);
+  return db.$transaction(async (tx) => {
+    const client = await tx.apiClient.create({ data });
+    const key = await issueKey(tx, client.id, client.mode);
+    await recordAudit(tx, actor, { action: "client.created", targetType: "api_client", targetId: client.id, changedFields: ["name", "mode", "scopes"] });
+    return { client, ...key };
+  });
+}
+
+/** Issues a new key and revokes the client's previous ones in the same transaction. */
+export async function rotateApiKey(db: Db, actor: Actor, clientId: string) {
+  return db.$transaction(async (tx) => {
+    const client = await tx.apiClient.findUnique({ where: { id: clientId } });
+    if (!client) throw notFound("API client");
+    await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    const key = await issueKey(tx, clientId, client.mode);
+    await recordAudit(tx, actor, { action: "api_key.rotated", targetType: "api_client", targetId: clientId });
+    return { client, ...key };
+  });
+}
+
+export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
+  return db.$transaction(async (tx) => {
+    const key = await tx.apiKey.findUnique({ where: { id: keyId } });
+    if (!key) throw notFound("API key");
+    if (key.revokedAt) throw new DomainError("CONFLICT", "This API key is already revoked.");
+    const revoked = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+    await recordAudit(tx, actor, { action: "api_key.revoked", targetType: "api_key", targetId: keyId });
+    return revoked;
+  });
+}
+
+export const listApiClients = (db: Db) =>
+  db.apiClient.findMany({ orderBy: { createdAt: "asc" }, include: { keys: { select: { id: true, prefix: true, createdAt: true, revokedAt: true } } } });
+
+/** Resolves a presented key to a principal; cached briefly so the read path costs no query. */
+export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttlMs = 30_000) {
+  const cache = new Map<string, { principal: Principal | null; until: number }>();
+  const operator: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin", "lookups:read"]) };
+  return {
+    async authenticate(presented: string): Promise<Principal | null> {
+      if (adminApiKey && safeEqual(presented, adminApiKey)) return operator;
+      const hash = sha256(presented);
+      const hit = cache.get(hash);
+      if (hit && hit.until > Date.now()) return hit.principal;
+      const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true } });
+      const principal: Principal | null = row && !row.revokedAt
+        ? { kind: "client", clientId: row.clientId, keyId: row.id, mode: row.client.mode, scopes: new Set(row.client.scopes) }
+        : null;
+      if (cache.size > 10_000) cache.clear();
+      cache.set(hash, { principal, until: Date.now() + ttlMs });
+      return principal;
+    },
+    /** Revocation and rotation on this instance take effect at once; other instances within the TTL. */
+    forget: () => cache.clear(),
+  };
+}
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** First start on an empty database: a sandbox demo client so `npm start` is usable at once. */
+export async function bootstrapDemoClient(db: Db) {
+  if ((await db.apiClient.count()) > 0) return null;
+  const actor: Actor = { principal: { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set() } };
+  return createApiClient(db, actor, { name: "Demo (sandbox)", mode: "SANDBOX" });
+}

@@ -1,0 +1,37 @@
+/** REST entries for /v2/users. Each maps a path and body onto a GraphQL operation; no rules here. */
+import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
+
+/** The REST user body: every field, snake_case by alias (`user_id` for `id`). */
+export const USER_REST_FIELDS = `
+  user_id: id externalId email phoneNumber firstName middleName lastName dateOfBirth nationality countryOfResidence
+  residentialAddress { line1 line2 city state postalCode country }
+  billingAddress { line1 line2 city state postalCode country }
+  taxId locale status kycStatus riskLevel riskScore riskAssessmentStatus emailVerified phoneVerified
+  pendingEmail pendingPhoneNumber requirements { currentlyDue eventuallyDue errors { field code message } }
+  createdAt updatedAt etag`;
+
+export const usersRoutes: Route[] = [
+  {
+    method: "POST", path: "/v2/users", summary: "Create a user", scope: "users:write", status: 201, etagField: "etag",
+    operation: restOperation(`mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { ${USER_REST_FIELDS} } }`),
+    variables: (req) => ({ input: bodyInput(req) }), field: "createUser",
+  },
+  {
+    method: "PUT", path: "/v2/users/{user_id}", summary: "Update a user (partial; If-Match honoured)", scope: "users:write", etagField: "etag",
+    operation: restOperation(`mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { ${USER_REST_FIELDS} } }`),
+    variables: (req) => ({ input: bodyInput(req, { id: req.params.user_id, ifMatch: req.headers.get("if-match") }) }), field: "updateUser",
+  },
+  {
+    method: "GET", path: "/v2/users/{user_id}", summary: "Read a user", scope: "users:read", etagField: "etag",
+    operation: restOperation(`query User($id: ID!) { user(id: $id) { ${USER_REST_FIELDS} } }`),
+    variables: (req) => ({ id: req.params.user_id }), field: "user",
+  },
+  {
+    method: "GET", path: "/v2/users", summary: "List the client's users", scope: "users:read", list: true,
+    queryParams: ["email", "external_id", "status"],
+    operation: restOperation(`query Users($first: Int, $after: String, $email: String, $externalId: String, $status: UserStatus) {
+      users(first: $first, after: $after, email: $email, externalId: $externalId, status: $status) {
+        totalCount edges { node { ${USER_REST_FIELDS.replace("etag", "")} } } } }`),
+    variables: (req) => queryVariables(req, ["email", "external_id", "status"]), field: "users",
+  },
+];

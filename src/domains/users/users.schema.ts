@@ -1,0 +1,128 @@
+/** GraphQL for users: the User type, user(id), users (connection), createUser, updateUser. */
+import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
+import { builder } from "../../graphql/builder.js";
+import { offsetConnection } from "../../graphql/paging.js";
+import { queryFromInfo } from "@pothos/plugin-prisma";
+import { etagOf, maskTail, requirementsOf, type Address } from "./users.rules.js";
+import { countUsers, createUser, getUser, listUsers, updateUser } from "./users.service.js";
+
+const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
+builder.enumType(KycStatus, { name: "KycStatus" });
+builder.enumType(RiskLevel, { name: "RiskLevel" });
+const RiskAssessmentStatus = builder.enumType("RiskAssessmentStatus", { values: ["UNKNOWN", "PENDING", "CLEARED", "REJECTED"] as const });
+
+const AddressRef = builder.objectRef<Address>("Address").implement({
+  fields: (t) => ({
+    line1: t.exposeString("line1"),
+    line2: t.exposeString("line2", { nullable: true }),
+    city: t.exposeString("city"),
+    state: t.exposeString("state", { nullable: true }),
+    postalCode: t.exposeString("postalCode", { nullable: true }),
+    country: t.exposeString("country"),
+  }),
+});
+
+const FieldErrorRef = builder.objectRef<{ field: string; code: string; message: string }>("FieldError").implement({
+  fields: (t) => ({ field: t.exposeString("field"), code: t.exposeString("code"), message: t.exposeString("message") }),
+});
+
+const Requirements = builder.objectRef<ReturnType<typeof requirementsOf>>("Requirements").implement({
+  description: "What the user still owes, as REST field names (SPEC 3)",
+  fields: (t) => ({
+    currentlyDue: t.exposeStringList("currentlyDue"),
+    eventuallyDue: t.exposeStringList("eventuallyDue"),
+    errors: t.field({ type: [FieldErrorRef], resolve: (r) => r.errors }),
+  }),
+});
+
+export const User = builder.prismaObject("User", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    externalId: t.exposeString("externalId", { nullable: true }),
+    email: t.exposeString("email", { nullable: true }),
+    phoneNumber: t.exposeString("phoneNumber", { nullable: true }),
+    firstName: t.exposeString("firstName", { nullable: true }),
+    middleName: t.exposeString("middleName", { nullable: true }),
+    lastName: t.exposeString("lastName", { nullable: true }),
+    dateOfBirth: t.expose("dateOfBirth", { type: "Date", nullable: true }),
+    nationality: t.exposeString("nationality", { nullable: true }),
+    countryOfResidence: t.exposeString("countryOfResidence", { nullable: true }),
+    residentialAddress: t.field({ type: AddressRef, nullable: true, select: { residentialAddress: true }, resolve: (u) => u.residentialAddress as Address | null }),
+    billingAddress: t.field({ type: AddressRef, nullable: true, select: { billingAddress: true }, resolve: (u) => u.billingAddress as Address | null }),
+    taxId: t.string({ nullable: true, description: "Masked: only the last four characters are shown", select: { taxIdLast4: true }, resolve: (u) => maskTail(u.taxIdLast4) }),
+    locale: t.exposeString("locale", { nullable: true }),
+    status: t.expose("status", { type: UserStatus }),
+    kycStatus: t.expose("kycStatus", { type: KycStatus }),
+    riskLevel: t.expose("riskLevel", { type: RiskLevel, nullable: true }),
+    riskScore: t.exposeInt("riskScore", { nullable: true }),
+    riskAssessmentStatus: t.field({ type: RiskAssessmentStatus, description: "UNKNOWN until a check has run", resolve: () => "UNKNOWN" as const }),
+    emailVerified: t.exposeBoolean("emailVerified"),
+    phoneVerified: t.exposeBoolean("phoneVerified"),
+    pendingEmail: t.exposeString("pendingEmail", { nullable: true }),
+    pendingPhoneNumber: t.exposeString("pendingPhoneNumber", { nullable: true }),
+    requirements: t.field({
+      type: Requirements,
+      select: { firstName: true, lastName: true, dateOfBirth: true, email: true, phoneNumber: true, nationality: true, countryOfResidence: true, residentialAddress: true },
+      resolve: (u) => requirementsOf(u),
+    }),
+    etag: t.string({ description: "Send as If-Match to update only what you read", select: { id: true, version: true }, resolve: (u) => etagOf(u) }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const AddressInput = builder.inputType("AddressInput", {
+  fields: (t) => ({
+    line1: t.string({ required: true }), line2: t.string(), city: t.string({ required: true }),
+    state: t.string(), postalCode: t.string(), country: t.string({ required: true }),
+  }),
+});
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+const userFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
+  externalId: t.string(), email: t.string(), phoneNumber: t.string({ description: "E.164, e.g. +6591234567" }),
+  firstName: t.string(), middleName: t.string(), lastName: t.string(),
+  dateOfBirth: t.field({ type: "Date" }), nationality: t.string(), countryOfResidence: t.string(),
+  residentialAddress: t.field({ type: AddressInput }), billingAddress: t.field({ type: AddressInput }),
+  taxId: t.string({ description: "Stored encrypted; read back masked" }), locale: t.string(),
+});
+
+const CreateUserInput = builder.inputType("CreateUserInput", { fields: (t) => userFields(t) });
+const UpdateUserInput = builder.inputType("UpdateUserInput", {
+  description: "Partial update: given fields replace, absent ones stay, null clears an optional one",
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    ifMatch: t.string({ description: "The ETag you read; a stale one fails with PRECONDITION_FAILED" }),
+    status: t.field({ type: UserStatusEnum, description: "Only CLOSED may be set by a caller" }),
+    ...userFields(t),
+  }),
+});
+
+builder.queryFields((t) => ({
+  user: t.prismaField({
+    type: "User", authScopes: { scope: "users:read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => getUser(ctx, String(id), query),
+  }),
+  users: t.connection({
+    type: User, authScopes: { scope: "users:read" },
+    args: { email: t.arg.string(), externalId: t.arg.string(), status: t.arg({ type: UserStatusEnum }) },
+    resolve: (_root, args, ctx, info) => {
+      const query = queryFromInfo({ context: ctx, info, path: ["edges", "node"], typeName: "User" });
+      return offsetConnection(args, () => countUsers(ctx, args), (window) => listUsers(ctx, args, window, query));
+    },
+  }, { name: "UserConnection", fields: (c) => ({ totalCount: c.int({ resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }) }),
+}));
+
+builder.mutationFields((t) => ({
+  createUser: t.prismaField({
+    type: "User", authScopes: { scope: "users:write" },
+    args: { input: t.arg({ type: CreateUserInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) => createUser(ctx, input, query),
+  }),
+  updateUser: t.prismaField({
+    type: "User", authScopes: { scope: "users:write" },
+    args: { input: t.arg({ type: UpdateUserInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) => updateUser(ctx, { ...input, id: String(input.id) }, query),
+  }),
+}));

@@ -1,0 +1,112 @@
+/** Users v2: create, partial update, read, list — always inside the caller's client. */
+import type { RequestContext } from "../../context.js";
+import { tenantOf } from "../../context.js";
+import { Prisma } from "../../../generated/prisma/client.js";
+import { DomainError, notFound } from "../../lib/errors.js";
+import { recordAudit } from "../audit/audit.service.js";
+import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
+
+/** Pothos's selection for the requested fields, so relations load in the same query. */
+type Selection = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
+// columns services need whatever the caller selected
+const BASE_SELECT = { id: true, version: true, email: true, phoneNumber: true, emailVerified: true, phoneVerified: true, status: true } as const;
+const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, ...BASE_SELECT } } : (query ?? {}));
+
+export type UserFilters = { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
+
+export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
+  const user = isUuid(id) ? await ctx.db.user.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  if (!user) throw notFound("user");
+  return user;
+}
+
+export async function createUser(ctx: RequestContext, input: UserInput, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const checked = checkUserFields(input, { creating: true });
+  if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
+  return ctx.db.$transaction(async (tx) => {
+    await assertUnique(tx, clientId, checked, null);
+    const user = await tx.user.create({ ...withBase(query), data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
+    await recordAudit(tx, ctx, { action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
+    return user;
+  }).catch(uniqueViolation);
+}
+
+export async function updateUser(ctx: RequestContext, input: UserInput & { id: string; ifMatch?: string | null }, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const { id, ifMatch, ...fields } = input;
+  const checked = checkUserFields(fields, { creating: false });
+  return ctx.db.$transaction(async (tx) => {
+    const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: BASE_SELECT });
+    if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
+      throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
+    if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
+    const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
+    await assertUnique(tx, clientId, checked, id);
+    const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } });
+    await recordAudit(tx, ctx, { action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+    return user;
+  }).catch(uniqueViolation);
+}
+
+function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput {
+  return {
+    clientId,
+    ...(filters.email ? { emailKey: filters.email.trim().toLowerCase() } : {}),
+    ...(filters.externalId ? { externalId: filters.externalId } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+  };
+}
+
+export const countUsers = (ctx: RequestContext, filters: UserFilters) => ctx.db.user.count({ where: whereOf(tenantOf(ctx), filters) });
+
+export const listUsers = (ctx: RequestContext, filters: UserFilters, window: { offset: number; limit: number }, query?: Selection) =>
+  ctx.db.user.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+
+function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUncheckedUpdateInput {
+  const { taxId, email, residentialAddress, billingAddress, status, ...rest } = checked;
+  const data: Prisma.UserUncheckedUpdateInput = { ...(rest as Prisma.UserUncheckedUpdateInput) };
+  if (status) data.status = status;
+  if (email !== undefined) { data.email = email as string | null; data.emailKey = (email as string | null)?.toLowerCase() ?? null; }
+  if (residentialAddress !== undefined) data.residentialAddress = json(residentialAddress as Address | null);
+  if (billingAddress !== undefined) data.billingAddress = json(billingAddress as Address | null);
+  if (taxId !== undefined) {
+    data.taxIdEncrypted = taxId === null ? null : ctx.cipher.encrypt(taxId as string);
+    data.taxIdLast4 = taxId === null ? null : (taxId as string).slice(-4);
+  }
+  return data;
+}
+
+const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue));
+
+/** A verified email or phone is not replaced at once: the new one waits as pending until confirmed by OTP. */
+type Contact = { email: string | null; phoneNumber: string | null; emailVerified: boolean; phoneVerified: boolean };
+function holdVerifiedContactChanges(current: Contact, data: Prisma.UserUncheckedUpdateInput) {
+  const out = { ...data };
+  if (current.emailVerified && typeof data.email === "string" && data.email.toLowerCase() !== current.email?.toLowerCase()) {
+    out.pendingEmail = data.email; delete out.email; delete out.emailKey;
+  }
+  if (current.phoneVerified && typeof data.phoneNumber === "string" && data.phoneNumber !== current.phoneNumber) {
+    out.pendingPhoneNumber = data.phoneNumber; delete out.phoneNumber;
+  }
+  return out;
+}
+
+async function assertUnique(tx: Pick<RequestContext["db"], "user">, clientId: string, checked: CheckedUser, selfId: string | null) {
+  const probes: [string, Prisma.UserWhereInput][] = [];
+  if (typeof checked.email === "string") probes.push(["email", { emailKey: checked.email.toLowerCase() }]);
+  if (typeof checked.externalId === "string") probes.push(["externalId", { externalId: checked.externalId }]);
+  for (const [field, where] of probes) {
+    const clash = await tx.user.findFirst({ where: { clientId, ...where, ...(selfId ? { NOT: { id: selfId } } : {}) }, select: { id: true } });
+    if (clash) throw new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
+  }
+}
+
+/** A unique-index race lost after the pre-check still answers 409, not 500. */
+function uniqueViolation(error: unknown): never {
+  if ((error as { code?: string })?.code === "P2002") throw new DomainError("CONFLICT", "Another user of this client already has this email or external id.");
+  throw error;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (id: string) => UUID.test(id);

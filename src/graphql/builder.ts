@@ -1,0 +1,75 @@
+/** The one SchemaBuilder: plugins, scalars, context type and empty roots. Domains add the types. */
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
+import { GraphQLError } from "graphql";
+import type PrismaTypes from "../../generated/prisma/pothos-types.js";
+import { getDatamodel } from "../../generated/prisma/pothos-types.js";
+import type { RequestContext } from "../context.js";
+import { DomainError } from "../lib/errors.js";
+
+export const builder = new SchemaBuilder<{
+  Context: RequestContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { scope: string };
+  DefaultFieldNullability: false;
+  Scalars: {
+    Date: { Input: string; Output: Date | string };
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    dmmf: getDatamodel(),
+    // the client is per request (ctx.db), so selections work for PGlite and pg alike
+    client: (ctx) => ctx.db,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  relay: { clientMutationId: "omit", cursorType: "String", nodeQueryOptions: false, nodesQueryOptions: false },
+  scopeAuth: {
+    authScopes: (ctx) => ({ scope: (scope: string) => ctx.principal.scopes.has(scope) }),
+    unauthorizedError: (_parent, _ctx, info) =>
+      new DomainError("FORBIDDEN", `The API key lacks the scope ${scopeOf(info.parentType.getFields()[info.fieldName]?.extensions)} needed for ${info.fieldName}.`),
+  },
+});
+
+function scopeOf(ext: Record<string, unknown> | undefined | null) {
+  const scopes = (ext?.pothosOptions as { authScopes?: { scope?: string } } | undefined)?.authScopes;
+  return scopes?.scope ?? "required";
+}
+
+builder.queryType({});
+builder.mutationType({});
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A calendar date as YYYY-MM-DD; rejects impossible dates such as 2001-02-30. */
+export function parseIsoDate(text: unknown): Date | null {
+  if (typeof text !== "string" || !ISO_DATE.test(text)) return null;
+  const date = new Date(`${text}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text ? null : date;
+}
+
+builder.scalarType("Date", {
+  description: "A calendar date, YYYY-MM-DD",
+  serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
+  parseValue: (value) => {
+    if (parseIsoDate(value)) return value as string;
+    throw new GraphQLError("must be a real date written YYYY-MM-DD", { extensions: { code: "VALIDATION_FAILED" } });
+  },
+});
+
+builder.scalarType("DateTime", {
+  description: "An instant, ISO 8601 in UTC",
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  parseValue: (value) => {
+    const d = new Date(String(value));
+    if (typeof value !== "string" || Number.isNaN(d.getTime())) throw new GraphQLError("must be an ISO 8601 date-time", { extensions: { code: "VALIDATION_FAILED" } });
+    return d;
+  },
+});
+
+builder.scalarType("JSON", { description: "Any JSON value", serialize: (v) => v, parseValue: (v) => v });

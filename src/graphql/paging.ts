@@ -1,0 +1,30 @@
+/**
+ * Offset-backed Relay connections: every list is `first/after` with `totalCount`, and the cursors
+ * are offsets, so the REST shim can turn `page`/`records_per_page` into `first`/`after` exactly.
+ */
+import { offsetToCursor, resolveOffsetConnection } from "@pothos/plugin-relay";
+import { invalid } from "../lib/errors.js";
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+
+export type PageArgs = { first?: number | null; after?: string | null; last?: number | null; before?: string | null };
+
+export async function offsetConnection<T>(
+  args: PageArgs,
+  count: () => Promise<number>,
+  fetch: (window: { offset: number; limit: number }) => Promise<T[]>,
+) {
+  for (const name of ["first", "last"] as const) {
+    const n = args[name];
+    if (n != null && (n < 0 || n > MAX_PAGE_SIZE)) throw invalid([{ field: name, code: "out_of_range", message: `${name} must be from 0 to ${MAX_PAGE_SIZE}.` }]);
+  }
+  const [totalCount, connection] = await Promise.all([
+    count(),
+    resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, fetch),
+  ]);
+  return Object.assign(connection, { totalCount });
+}
+
+/** The `after` cursor that starts a page at `offset` (REST page → Relay). */
+export const cursorBefore = (offset: number) => (offset > 0 ? offsetToCursor(offset - 1) : null);

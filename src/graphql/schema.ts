@@ -1,0 +1,6 @@
+/** Every domain's schema file, imported for its side effects; the only export is the built schema. */
+import { builder } from "./builder.js";
+import "../domains/clients/clients.schema.js";
+import "../domains/users/users.schema.js";
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,11 @@
+/** snake_case ↔ camelCase for wire names (REST is snake_case, GraphQL camelCase, SPEC 0.1). */
+export const toCamel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const toSnake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Deep key conversion of a JSON value; arrays and nested objects included. */
+export function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [toCamel(k), camelKeys(v)]));
+  return value;
+}

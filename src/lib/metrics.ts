@@ -1,0 +1,20 @@
+/** Prometheus metrics (prom-client): one registry per app so tests and instances stay apart. */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: "http_requests_total", help: "HTTP requests", labelNames: ["method", "route", "status"], registers: [registry] });
+  const duration = new Histogram({
+    name: "http_request_duration_seconds", help: "HTTP request duration", labelNames: ["method", "route"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
+  });
+  return {
+    registry,
+    observe(method: string, route: string, status: number, seconds: number) {
+      requests.inc({ method, route, status });
+      duration.observe({ method, route }, seconds);
+    },
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

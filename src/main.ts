@@ -1,0 +1,29 @@
+/** Read config, build the app, listen; SIGTERM/SIGINT → graceful stop. Nothing else. */
+import { buildApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+
+let config;
+try { config = loadConfig(); } catch (error) {
+  if (error instanceof ConfigError) { console.error(`config: ${error.message}`); process.exit(1); }
+  throw error;
+}
+const started = performance.now();
+const app = await buildApp(config);
+const port = await app.start();
+const log = app.services.logger;
+if (app.demo) log.info({ demo_client: app.demo, file: `${config.dataDir}/bootstrap.json` }, "created the sandbox demo client; its API key is shown only now");
+log.info({ port, database: app.database.kind, ms: Math.round(performance.now() - started) }, `listening on http://localhost:${port}/graphql`);
+if (app.demo) console.log(`\nDemo sandbox API key: ${app.demo.api_key}\n  curl -H "Authorization: Bearer ${app.demo.api_key}" http://localhost:${port}/v2/users\n`);
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping: finishing in-flight requests");
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await app.stop();
+    clearTimeout(force);
+    process.exit(0);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * A REST route is data: method + path → one GraphQL operation, how to build its variables, how to
+ * shape its result, and the success status. It holds no business rule; the domain does.
+ */
+import { Kind, parse, visit, type DocumentNode } from "graphql";
+import { camelKeys, toSnake } from "../lib/case.js";
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+export type RestRequest = {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  headers: Headers;
+};
+
+export type Route = {
+  method: Method;
+  /** OpenAPI-style template, e.g. /v2/users/{user_id} */
+  path: string;
+  summary: string;
+  /** the scope the operation checks (documentation; GraphQL enforces it) */
+  scope: string;
+  /** GraphQL document (one operation), written in camelCase; REST snake_case aliases are added */
+  operation: DocumentNode;
+  variables: (req: RestRequest) => Record<string, unknown>;
+  /** the top-level field of `data` that is the response body */
+  field: string;
+  /** @default 200 */
+  status?: number;
+  /** a list: the field is a connection, answered with the paging envelope (SPEC 9.1) */
+  list?: boolean;
+  /** header ETag taken from this (selected, then removed) field of the object */
+  etagField?: string;
+  /** public reference data: ETag from the body, If-None-Match → 304, Cache-Control */
+  cacheControl?: string;
+  /** names of the query parameters the route reads (OpenAPI) */
+  queryParams?: string[];
+};
+
+/**
+ * Parses a REST operation once, at start, and aliases every camelCase field to its snake_case
+ * REST name, so the GraphQL result already has the REST shape (`user_id: id` is written by hand).
+ */
+export function restOperation(source: string): DocumentNode {
+  return visit(parse(source), {
+    Field(node, _key, _parent, _path, ancestors) {
+      // root fields keep their name: the shim reads data[route.field]
+      const nested = ancestors.some((a) => "kind" in a && a.kind === Kind.FIELD);
+      if (!nested || node.alias || !/[A-Z]/.test(node.name.value)) return undefined;
+      return { ...node, alias: { kind: Kind.NAME, value: toSnake(node.name.value) } };
+    },
+  });
+}
+
+/** The JSON body as GraphQL input: snake_case keys → camelCase, path parameters merged in. */
+export const bodyInput = (req: RestRequest, extra: Record<string, unknown> = {}) => ({ ...(camelKeys(req.body) as object), ...extra });
+
+/** Query parameters named here become variables (snake_case → camelCase), empty ones dropped. */
+export function queryVariables(req: RestRequest, names: string[]) {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const v = req.query.get(name);
+    if (v !== null && v !== "") out[name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * The REST shim (SPEC 0): match the route table, turn path + query + body into variables, run the
+ * route's pre-parsed GraphQL document through yoga's envelop (same context, auth scopes, masking as
+ * /graphql), then answer with the REST body or problem+json. Modelled on yoga's sofa plugin.
+ */
+import { createHash } from "node:crypto";
+import type { ExecutionResult } from "graphql";
+import type { Plugin, YogaServerInstance } from "graphql-yoga";
+import { DomainError } from "../../lib/errors.js";
+import { listEnvelope, pagingVariables, readPaging } from "../../rest/list-envelope.js";
+import { problemFromGraphQL, problemResponse } from "../../rest/problem.js";
+import { readBody } from "../../rest/request-body.js";
+import type { CompiledRoute } from "../../rest/routes.js";
+import { matchRoute } from "../../rest/routes.js";
+import { isGraphQLPath, stateOf } from "../request-state.js";
+
+type Enveloped = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>["getEnveloped"];
+
+export function useRestShim({ table, maxBodyBytes }: { table: CompiledRoute[]; maxBodyBytes: number }): Plugin {
+  let getEnveloped: Enveloped;
+  return {
+    onYogaInit({ yoga }) { getEnveloped = yoga.getEnveloped as unknown as Enveloped; },
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (isGraphQLPath(url.pathname)) return;
+      const state = stateOf(request);
+      const match = matchRoute(table, request.method, url.pathname);
+      if (!match) return endResponse(problemResponse({ code: "NOT_FOUND", detail: `No route ${url.pathname}; see /openapi.json.` }, state.requestId));
+      if ("allow" in match)
+        return endResponse(problemResponse({ code: "METHOD_NOT_ALLOWED", detail: `${request.method} is not allowed here; use ${match.allow.join(", ")}.` }, state.requestId, { allow: match.allow.join(", ") }));
+      state.route = match.route.path;
+      try {
+        endResponse(await run(getEnveloped, match.route, match.params, request, url, serverContext as object, maxBodyBytes));
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        endResponse(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
+      }
+    },
+  };
+}
+
+async function run(getEnveloped: Enveloped, route: CompiledRoute, params: Record<string, string>, request: Request, url: URL, serverContext: object, maxBodyBytes: number) {
+  const body = await readBody(request, maxBodyBytes);
+  const paging = route.list ? readPaging(url.searchParams) : null;
+  const variables = { ...route.variables({ params, query: url.searchParams, body, headers: request.headers }), ...(paging ? pagingVariables(paging) : {}) };
+  const initial = { request, params: { query: "", variables }, ...serverContext };
+  const enveloped = getEnveloped(initial);
+  const contextValue = await enveloped.contextFactory(initial);
+  const result = (await enveloped.execute({ schema: enveloped.schema, document: route.operation, variableValues: variables, contextValue })) as ExecutionResult;
+  const requestId = stateOf(request).requestId;
+  if (result.errors?.length) return problemResponse(problemFromGraphQL(result.errors.map((e) => e.toJSON())), requestId);
+  let payload = (result.data as Record<string, unknown>)[route.field] as Record<string, unknown>;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (route.etagField && payload && route.etagField in payload) {
+    headers.etag = String(payload[route.etagField]);
+    payload = { ...payload };
+    delete payload[route.etagField];
+  }
+  const out = paging ? listEnvelope(payload as never, paging, url) : payload;
+  if (route.status === 204) return new Response(null, { status: 204 });
+  const text = JSON.stringify(out);
+  if (route.cacheControl) {
+    headers["cache-control"] = route.cacheControl;
+    headers.etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
+    if (request.headers.get("if-none-match")?.split(/\s*,\s*/).includes(headers.etag)) return new Response(null, { status: 304, headers: { etag: headers.etag, "cache-control": route.cacheControl } });
+  }
+  return new Response(text, { status: route.status ?? 200, headers });
+}

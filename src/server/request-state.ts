@@ -1,0 +1,14 @@
+/** Per-request facts set by early plugins and read by later ones and the context factory. */
+import type { Principal } from "../context.js";
+
+type State = { requestId: string; started: number; principal?: Principal; route?: string };
+const states = new WeakMap<Request, State>();
+
+export const stateOf = (request: Request): State => {
+  let state = states.get(request);
+  if (!state) { state = { requestId: "", started: performance.now() }; states.set(request, state); }
+  return state;
+};
+
+/** /graphql speaks GraphQL errors; every other path is REST and speaks problem+json. */
+export const isGraphQLPath = (pathname: string) => pathname === "/graphql" || pathname.startsWith("/graphql/");

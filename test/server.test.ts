@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { createClient as createWsClient } from "graphql-ws";
+import { GraphQLError } from "graphql";
+import { createMaskError } from "../src/graphql/mask-error.js";
+import { ERROR_CODES } from "../src/lib/errors.js";
+import { routes } from "../src/rest/routes.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+
+describe("server", () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { MAX_BODY_BYTES: "2048" });
+    key = (await t.createClient("Server")).key;
+  });
+  afterAll(() => t?.stop());
+
+  it("answers /healthz, /readyz (database and, when configured, Redis) and /metrics without a key", async () => {
+    expect((await t.rest("GET", "/healthz")).body).toEqual({ status: "ok" });
+    const ready = await t.rest("GET", "/readyz");
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.database).toBe("ok");
+    if (process.env.REDIS_URL) expect(ready.body.checks.redis).toBe("ok");
+    await t.rest("GET", "/v2/users", { key });
+    const metrics = await t.app.fetch("/metrics");
+    expect(await metrics.text()).toMatch(/http_requests_total\{method="GET",route="\/v2\/users",status="200"\} \d+/);
+  });
+
+  it("honours and echoes x-request-id, and issues one when absent", async () => {
+    const given = await t.rest("GET", "/v2/users", { key, headers: { "x-request-id": "abc-123" } });
+    expect(given.headers.get("x-request-id")).toBe("abc-123");
+    const issued = await t.rest("GET", "/v2/nowhere", { key });
+    expect(issued.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(issued.body.request_id).toBe(issued.headers.get("x-request-id"));
+  });
+
+  it("answers an unknown route 404 and a wrong method 405 with Allow, as problem+json", async () => {
+    const missing = await t.rest("GET", "/v2/nowhere", { key });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: "NOT_FOUND", status: 404, type: expect.stringContaining("not-found") });
+    const wrong = await t.rest("DELETE", "/v2/users", { key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST, GET");
+    expect(wrong.body.code).toBe("METHOD_NOT_ALLOWED");
+  });
+
+  it("refuses a body over the limit with 413 before reading it", async () => {
+    const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "x".repeat(4000) } });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("codes GraphQL parse and validation errors VALIDATION_FAILED", async () => {
+    expect((await t.gql(key, `{ nope }`)).errors![0].extensions.code).toBe("VALIDATION_FAILED");
+    expect((await t.gql(key, `{ users {`)).errors![0].extensions.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("masks unexpected errors as INTERNAL with an errorId and no internals", async () => {
+    const mask = createMaskError(t.app.services.logger);
+    const leaked = new GraphQLError("x", { originalError: new Error('relation "users" does not exist at 10.0.0.3') });
+    const masked = mask(leaked) as GraphQLError;
+    expect(masked.extensions).toMatchObject({ code: "INTERNAL", errorId: expect.any(String) });
+    expect(masked.message).not.toContain("users");
+  });
+
+  it("maps every code in the error table to its status", () => {
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) expect(status, code).toBeGreaterThanOrEqual(400);
+  });
+
+  it("describes every REST route in /openapi.json", async () => {
+    const doc = (await t.rest("GET", "/openapi.json")).body;
+    for (const r of routes) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+  });
+
+  it("serves GraphiQL to a browser without a key", async () => {
+    const res = await t.app.fetch("/graphql", { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("GraphiQL");
+  });
+
+  it("runs operations over graphql-ws on /graphql with the key in connectionParams, and refuses without", async () => {
+    const port = await t.app.start(0, "127.0.0.1");
+    const url = `ws://127.0.0.1:${port}/graphql`;
+    const ok = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const result = await new Promise<any>((resolve, reject) => ok.subscribe({ query: "{ users { totalCount } }" }, { next: resolve, error: reject, complete: () => {} }));
+    expect(result.data.users.totalCount).toBeGreaterThanOrEqual(0);
+    await ok.dispose();
+    const refused = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: "Bearer wrong" }, retryAttempts: 0 });
+    const error = await new Promise<any>((resolve) => refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }));
+    expect(error?.code ?? error).toBe(4403);
+    await refused.dispose();
+  });
+});

@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+/** `npm start` as a user runs it: embedded PGlite under DATA_DIR, no DATABASE_URL, no Redis. */
+function start(dataDir: string): Promise<{ child: ChildProcess; port: number; ms: number; output: () => string }> {
+  const started = Date.now();
+  const child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development", LOG_LEVEL: "info" } });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve({ child, port: Number(m[1]), ms: Date.now() - started, output: () => out }); }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+  });
+}
+
+/** SIGTERM → the server logs its graceful stop and exits (npm itself may report the signal rather than 0). */
+const stop = (child: ChildProcess) => new Promise<number | null>((resolve) => { child.once("close", (code) => resolve(code)); child.kill("SIGTERM"); });
+
+describe("npm start", () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => { for (const c of children) c.kill("SIGKILL"); });
+
+  it("serves /healthz and GraphQL on a fresh DATA_DIR, prints the demo key, and keeps data across a restart", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "og-start-"));
+    const first = await start(dataDir);
+    children.push(first.child);
+    const base = `http://127.0.0.1:${first.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const bootstrap = JSON.parse(await readFile(path.join(dataDir, "bootstrap.json"), "utf8"));
+    expect((await stat(path.join(dataDir, "bootstrap.json"))).mode & 0o777).toBe(0o600);
+    expect(first.output()).toContain(bootstrap.api_key);
+    const auth = { authorization: `Bearer ${bootstrap.api_key}`, "content-type": "application/json" };
+    const typename = await fetch(`${base}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: "{ __typename }" }) });
+    expect(await typename.json()).toEqual({ data: { __typename: "Query" } });
+    const created = await (await fetch(`${base}/v2/users`, { method: "POST", headers: auth, body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com" }) })).json();
+    expect([0, null]).toContain(await stop(first.child));
+    expect(first.output()).toContain("stopping: finishing in-flight requests");
+    console.log(`npm start: first start ${first.ms} ms`);
+
+    const second = await start(dataDir);
+    children.push(second.child);
+    console.log(`npm start: restart ${second.ms} ms`);
+    expect(second.output()).not.toContain("Demo sandbox API key");
+    const read = await fetch(`http://127.0.0.1:${second.port}/v2/users/${created.user_id}`, { headers: auth });
+    expect(read.status).toBe(200);
+    expect((await read.json()).email).toBe("kept@example.com");
+    expect([0, null]).toContain(await stop(second.child));
+  }, 120_000);
+});

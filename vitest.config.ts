@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  // one graphql instance: some packages require() its CJS build while vite would load the .mjs one
+  resolve: { alias: { graphql: "graphql/index.js" } },
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    env: { NODE_ENV: "test" },
+  },
+});
