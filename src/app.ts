@@ -21,6 +21,7 @@ import { compileRoutes, routes } from "./rest/routes.js";
 import { attachWebSocket } from "./server/websocket.js";
 import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
+import { createEventBus } from "./domains/events/events.pubsub.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -30,11 +31,14 @@ export async function buildApp(config: Config) {
   const applied = await database.migrate();
   if (applied.length) logger.info({ applied }, "migrations applied");
   const redis = config.redisUrl ? createRedis(config.redisUrl) : null;
+  // Redis pub/sub needs a connection of its own for subscribing
+  const subscriber = redis?.duplicate() ?? null;
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
+    events: createEventBus(redis && subscriber ? { publish: redis, subscribe: subscriber } : null),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(routes);
@@ -66,6 +70,7 @@ export async function buildApp(config: Config) {
       }
       await yoga.dispose?.();
       redis?.disconnect();
+      subscriber?.disconnect();
       await database.close();
     },
   };

@@ -55,5 +55,5 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
     }
   }
 
-  return { app, db: app.services.db, rest, gql, createClient, stop, backend };
+  return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema };
 }

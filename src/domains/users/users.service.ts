@@ -36,7 +36,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const clientId = tenantOf(ctx);
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
-  return ctx.db.$transaction(async (tx) => {
+  const result = await ctx.db.$transaction(async (tx) => {
     const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: BASE_SELECT });
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
       throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
@@ -45,8 +45,11 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
     await assertUnique(tx, clientId, checked, id);
     const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } });
     await recordAudit(tx, ctx, { action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
-    return user;
+    return { user, previousStatus: current.status };
   }).catch(uniqueViolation);
+  if (checked.status && checked.status !== result.previousStatus)
+    ctx.events.publish("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: result.previousStatus });
+  return result.user;
 }
 
 function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput {

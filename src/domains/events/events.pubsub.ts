@@ -1,0 +1,18 @@
+/**
+ * Live fan-out for GraphQL subscriptions (graphql-ws and SSE). In memory on one instance; with
+ * REDIS_URL over Redis pub/sub so a subscriber on any instance sees a change made on any other.
+ * Topics carry the client id, so a subscriber only ever hears its own client's events.
+ * (The events domain's outbox will feed this after commit; webhooks read the outbox, not this.)
+ */
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { createPubSub } from "graphql-yoga";
+import type { Redis } from "ioredis";
+
+export type UserStatusEvent = { userId: string; status: string; previousStatus: string };
+
+type Topics = { "user.status.updated": [clientId: string, event: UserStatusEvent] };
+
+export function createEventBus(redis?: { publish: Redis; subscribe: Redis } | null) {
+  return createPubSub<Topics>(redis ? { eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }) } : undefined);
+}
+export type EventBus = ReturnType<typeof createEventBus>;

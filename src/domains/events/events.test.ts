@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+
+const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
+
+/** Opens a GraphQL subscription over SSE and resolves with the first event's payload. */
+async function firstSseEvent(t: TestApp, key: string, variables: Record<string, unknown>) {
+  const res = await t.app.fetch("/graphql", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ query: SUBSCRIPTION, variables }),
+  });
+  expect(res.headers.get("content-type")).toContain("text/event-stream");
+  const reader = res.body!.getReader();
+  const next = async (): Promise<any> => {
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("stream ended");
+      buffer += new TextDecoder().decode(value);
+      const data = /^data: (.+)$/m.exec(buffer);
+      if (data && data[1].trim() !== "") return JSON.parse(data[1]);
+    }
+  };
+  return { next, close: () => reader.cancel() };
+}
+
+describe("subscriptions", () => {
+  let t: TestApp;
+  let key: string;
+  let other: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    key = (await t.createClient()).key;
+    other = (await t.createClient()).key;
+  });
+  afterAll(() => t?.stop());
+
+  it("delivers userStatusChanged over SSE when the user's status moves", async () => {
+    const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Sub", last_name: "Scriber", email: "sub@example.com" } })).body;
+    const stream = await firstSseEvent(t, key, { id: user.user_id });
+    const event = stream.next();
+    await new Promise((r) => setTimeout(r, 50));
+    await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
+    expect((await event).data.userStatusChanged).toEqual({ id: user.user_id, status: "CLOSED" });
+    await stream.close();
+  });
+
+  it("refuses to subscribe to another client's user with NOT_FOUND", async () => {
+    const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Priv", last_name: "Ate", email: "priv@example.com" } })).body;
+    const stream = await firstSseEvent(t, other, { id: user.user_id });
+    expect((await stream.next()).errors[0].extensions.code).toBe("NOT_FOUND");
+  });
+});
+
+describe.runIf(process.env.REDIS_URL && process.env.DATABASE_URL)("subscriptions across instances (Redis)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres");
+    b = await startTestApp("postgres", { DATABASE_SCHEMA: a.schemaName! });
+  });
+  afterAll(async () => { await b?.app.stop(); await a?.stop(); });
+
+  it("a subscriber on one instance hears a change made on another", async () => {
+    const { key } = await a.createClient();
+    const user = (await a.rest("POST", "/v2/users", { key, body: { first_name: "Fan", last_name: "Out", email: "fan@example.com" } })).body;
+    const stream = await firstSseEvent(b, key, { id: user.user_id });
+    const event = stream.next();
+    await new Promise((r) => setTimeout(r, 200));
+    await a.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
+    expect((await event).data.userStatusChanged.status).toBe("CLOSED");
+    await stream.close();
+  });
+});
