@@ -226,6 +226,16 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect(await userCount()).toBe(before + 2);
   });
 
+  it("answers 409 IDEMPOTENCY_KEY_IN_USE while the first request with the key is still in flight", async () => {
+    const body = { first_name: "In", last_name: "Flight", email: "inflight@example.com" };
+    const first = await t.rest("POST", "/v2/users", { key, body, headers: { "idempotency-key": "idem-inflight" } });
+    const clientId = (await t.db.user.findUniqueOrThrow({ where: { id: first.body.user_id } })).clientId;
+    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "idem-inflight" } }, data: { responseStatus: null } });
+    const second = await t.rest("POST", "/v2/users", { key, body, headers: { "idempotency-key": "idem-inflight" } });
+    expect(second.status).toBe(409);
+    expect(second.body.code).toBe("IDEMPOTENCY_KEY_IN_USE");
+  });
+
   it("stores tax_id encrypted: the plain value is nowhere in the users table", async () => {
     const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "Tax", last_name: "Payer", email: "tax@example.com", tax_id: "T9988776655" } });
     expect(res.body.tax_id).toBe("****6655");
