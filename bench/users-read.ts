@@ -13,7 +13,7 @@ const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const schema = `bench_${randomBytes(4).toString("hex")}`;
-const env = { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), NODE_ENV: "production", REDIS_URL: "" };
+const env = { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0" };
 
 function spawnServer(file: string): Promise<{ child: ChildProcess; info: any }> {
   const child = fork(path.join(import.meta.dirname, file), { env, execArgv: ["--import", "tsx"] });

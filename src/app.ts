@@ -48,7 +48,7 @@ export async function buildApp(config: Config) {
   }
   const metrics = createMetrics();
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.ping(); } }] : [])];
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes) });
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis });
 
   let server: Server | null = null;
   let closeWs: (() => Promise<void>) | null = null;

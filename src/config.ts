@@ -19,6 +19,8 @@ export type Config = {
   graphiql: boolean;
   /** @default 1 MiB */
   maxBodyBytes: number;
+  /** requests per API key per minute; 0 turns the limit off @default 600 */
+  rateLimitPerMinute: number;
 };
 
 export class ConfigError extends Error {}
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === "test" ? "silent" : "info"),
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
+    rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
   };
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createClient as createWsClient } from "graphql-ws";
-import { GraphQLError } from "graphql";
+import { getIntrospectionQuery, GraphQLError } from "graphql";
 import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
 import { routes } from "../src/rest/routes.js";
@@ -56,6 +56,17 @@ describe("server", () => {
     expect((await t.gql(key, `{ users {`)).errors![0].extensions.code).toBe("VALIDATION_FAILED");
   });
 
+  it("refuses over-deep and alias-heavy queries (GraphQL armour) but not introspection", async () => {
+    const deep = `{ users { edges { node { requirements { errors { field } } } } } }`;
+    expect((await t.gql(key, deep)).errors).toBeUndefined();
+    const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: users { totalCount }`).join(" ")} }`;
+    const tooMany = await t.gql(key, aliases);
+    expect(tooMany.errors![0].extensions.code).toBe("VALIDATION_FAILED");
+    expect(tooMany.errors![0].message).toMatch(/alias/i);
+    const introspection = await t.gql(key, getIntrospectionQuery());
+    expect(introspection.data.__schema.queryType.name).toBe("Query");
+  });
+
   it("masks unexpected errors as INTERNAL with an errorId and no internals", async () => {
     const mask = createMaskError(t.app.services.logger);
     const leaked = new GraphQLError("x", { originalError: new Error('relation "users" does not exist at 10.0.0.3') });
@@ -90,5 +101,25 @@ describe("server", () => {
     const error = await new Promise<any>((resolve) => refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }));
     expect(error?.code ?? error).toBe(4403);
     await refused.dispose();
+  });
+});
+
+describe("rate limit", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" }); });
+  afterAll(() => t?.stop());
+
+  it("counts per API key, sends RateLimit-* headers, and answers 429 with Retry-After past the limit", async () => {
+    const a = (await t.createClient("A")).key;
+    const b = (await t.createClient("B")).key;
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(await t.rest("GET", "/v2/users", { key: a }));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(seen[0].headers.get("ratelimit-limit")).toBe("3");
+    expect(seen[2].headers.get("ratelimit-remaining")).toBe("0");
+    expect(Number(seen[3].headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(seen[3].body.code).toBe("RATE_LIMITED");
+    expect((await t.rest("GET", "/v2/users", { key: b })).status).toBe(200);
+    expect((await t.gql(a, "{ __typename }")).status).toBe(429);
   });
 });

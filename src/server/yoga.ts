@@ -1,5 +1,6 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { GraphQLSchema } from "graphql";
 import type { Config } from "../config.js";
@@ -12,12 +13,14 @@ import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import { useRateLimit } from "./plugins/use-rate-limit.js";
+import type { Redis } from "ioredis";
 import { stateOf } from "./request-state.js";
 import { errorResponse } from "../rest/problem.js";
 
-export type YogaDeps = { config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[]; table: CompiledRoute[]; openApi: unknown };
+export type YogaDeps = { config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[]; table: CompiledRoute[]; openApi: unknown; redis: Redis | null };
 
-export function buildYoga({ config, schema, services, metrics, readiness, table, openApi }: YogaDeps) {
+export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, redis }: YogaDeps) {
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
@@ -27,10 +30,17 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // a body too large is refused before anything reads it
     useBodyLimit(config.maxBodyBytes),
     useAuthentication({ auth: services.auth }),
+    // counted per key, so after authentication; before idempotency so a replay storm is limited too
+    useRateLimit({ limit: config.rateLimitPerMinute, redis }),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
     useRestShim({ table, maxBodyBytes: config.maxBodyBytes }),
+    // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
+    EnvelopArmorPlugin({
+      maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },
+      costLimit: { maxCost: 5000 }, blockFieldSuggestion: { enabled: !config.graphiql },
+    }) as Plugin,
     ...(config.graphiql ? [] : [useDisableIntrospection() as Plugin]),
     // after yoga's own validation plugin: its GRAPHQL_* codes become the contract's VALIDATION_FAILED
     useContractErrorCodes(),

@@ -1,0 +1,58 @@
+/**
+ * Per-API-key rate limit (SPEC 12): a fixed one-minute window, counted in memory on one instance
+ * or in Redis (INCR + PEXPIRE) when REDIS_URL is set so every instance shares the budget.
+ * Every keyed response carries RateLimit-Limit/Remaining/Reset; over the limit → 429 + Retry-After.
+ */
+import type { Plugin } from "graphql-yoga";
+import type { Redis } from "ioredis";
+import { errorResponse } from "../../rest/problem.js";
+import { stateOf } from "../request-state.js";
+
+export type RateLimitOptions = {
+  /** requests per key per window; 0 disables @default 600 */
+  limit: number;
+  /** @default 60000 */
+  windowMs?: number;
+  redis?: Redis | null;
+};
+
+type Count = (bucket: string, windowMs: number) => Promise<number>;
+
+function memoryCounter(): Count {
+  const counts = new Map<string, number>();
+  let window = "";
+  return async (bucket) => {
+    const [w] = bucket.split("|");
+    if (w !== window) { counts.clear(); window = w; } // a new window starts every bucket at zero
+    const n = (counts.get(bucket) ?? 0) + 1;
+    counts.set(bucket, n);
+    return n;
+  };
+}
+
+const redisCounter = (redis: Redis): Count => async (bucket, windowMs) => {
+  const key = `og:rl:${bucket}`;
+  const [[, n]] = (await redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[null, number]];
+  return n;
+};
+
+export function useRateLimit({ limit, windowMs = 60_000, redis = null }: RateLimitOptions): Plugin {
+  const count = redis ? redisCounter(redis) : memoryCounter();
+  const headersOf = new WeakMap<Request, Record<string, string>>();
+  return {
+    async onRequest({ request, endResponse }) {
+      const principal = stateOf(request).principal;
+      if (!limit || !principal) return;
+      const window = Math.floor(Date.now() / windowMs);
+      const used = await count(`${window}|${principal.keyId}`, windowMs);
+      const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
+      const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - used)), "ratelimit-reset": String(reset) };
+      if (used <= limit) { headersOf.set(request, headers); return; }
+      endResponse(errorResponse(request, { code: "RATE_LIMITED", detail: `More than ${limit} requests in a minute for this API key; retry in ${reset} s.` }, stateOf(request).requestId, { ...headers, "retry-after": String(reset) }));
+    },
+    onResponse({ request, response }) {
+      const headers = headersOf.get(request);
+      if (headers) for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
+    },
+  };
+}
