@@ -1,4 +1,5 @@
 /** Errors on HTTP: RFC 9457 problem+json for REST, GraphQL-shaped JSON for /graphql; one code table. */
+import { Response } from "../server/fetch-api.js";
 import type { GraphQLFormattedError } from "graphql";
 import { toSnake } from "../lib/case.js";
 import { ERROR_CODES, statusOf, type ErrorCode, type FieldError } from "../lib/errors.js";

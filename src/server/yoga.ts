@@ -1,4 +1,5 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
+import { Response } from "./fetch-api.js";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createYoga, type Plugin } from "graphql-yoga";

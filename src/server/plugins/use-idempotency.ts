@@ -3,6 +3,7 @@
  * 24 h replays the stored response; another body → 422; the first still in flight → 409.
  * The key is claimed by inserting its row, so two instances racing on one key cannot both run.
  */
+import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
 import type { Db } from "../../db/client.js";
 import { sha256 } from "../../lib/crypto.js";

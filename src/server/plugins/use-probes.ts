@@ -1,4 +1,5 @@
 /** /healthz (process up), /readyz (database, and Redis when configured), /metrics (Prometheus). */
+import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
 import type { Metrics } from "../../lib/metrics.js";
 

@@ -3,6 +3,7 @@
  * route's pre-parsed GraphQL document through yoga's envelop (same context, auth scopes, masking as
  * /graphql), then answer with the REST body or problem+json. Modelled on yoga's sofa plugin.
  */
+import { Response } from "../fetch-api.js";
 import { createHash } from "node:crypto";
 import type { ExecutionResult } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
