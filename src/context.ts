@@ -21,6 +21,9 @@ export type RequestContext = Services & {
   requestId: string;
 };
 
+/** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
+export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin", "lookups:read"]) };
+
 /** The client a tenant-owned operation runs for; an operator key has none. */
 export function tenantOf(ctx: RequestContext): string {
   if (ctx.principal.kind !== "client") throw new Error("tenant operation reached without a client principal");

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { printSchema } from "graphql";
 import { ConfigError, loadConfig } from "../config.js";
-import type { Principal } from "../context.js";
+import { OPERATOR } from "../context.js";
 import { createDb } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
 import { DomainError } from "../lib/errors.js";
@@ -18,8 +18,7 @@ const USAGE = `usage: cli <command>
   migrate
   schema print`;
 
-const operator: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin"]) };
-const actor = { principal: operator, requestId: "cli" };
+const actor = { principal: OPERATOR, requestId: "cli" };
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
 async function main(argv: string[]) {

@@ -1,6 +1,6 @@
 /** API clients (tenants) and their keys: keys are shown once, stored as SHA-256, rotated and revoked. */
 import type { Principal, Scope } from "../../context.js";
-import { ALL_SCOPES, DEFAULT_CLIENT_SCOPES } from "../../context.js";
+import { ALL_SCOPES, DEFAULT_CLIENT_SCOPES, OPERATOR } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
@@ -64,10 +64,9 @@ export const listApiClients = (db: Db) =>
 /** Resolves a presented key to a principal; cached briefly so the read path costs no query. */
 export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttlMs = 30_000) {
   const cache = new Map<string, { principal: Principal | null; until: number }>();
-  const operator: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin", "lookups:read"]) };
   return {
     async authenticate(presented: string): Promise<Principal | null> {
-      if (adminApiKey && safeEqual(presented, adminApiKey)) return operator;
+      if (adminApiKey && safeEqual(presented, adminApiKey)) return OPERATOR;
       const hash = sha256(presented);
       const hit = cache.get(hash);
       if (hit && hit.until > Date.now()) return hit.principal;
@@ -88,6 +87,5 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 /** First start on an empty database: a sandbox demo client so `npm start` is usable at once. */
 export async function bootstrapDemoClient(db: Db) {
   if ((await db.apiClient.count()) > 0) return null;
-  const actor: Actor = { principal: { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set() } };
-  return createApiClient(db, actor, { name: "Demo (sandbox)", mode: "SANDBOX" });
+  return createApiClient(db, { principal: OPERATOR, requestId: "bootstrap" }, { name: "Demo (sandbox)", mode: "SANDBOX" });
 }
