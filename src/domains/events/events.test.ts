@@ -1,4 +1,6 @@
+import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
@@ -44,6 +46,18 @@ describe("subscriptions", () => {
     await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
     expect((await event).data.userStatusChanged).toEqual({ id: user.user_id, status: "CLOSED" });
     await stream.close();
+  });
+
+  it("delivers userStatusChanged over graphql-ws on /graphql", async () => {
+    const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Web", last_name: "Socket", email: "ws@example.com" } })).body;
+    const port = await t.app.start(0, "127.0.0.1");
+    const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const event = new Promise<any>((resolve, reject) =>
+      client.subscribe({ query: SUBSCRIPTION, variables: { id: user.user_id } }, { next: resolve, error: reject, complete: () => {} }));
+    await new Promise((r) => setTimeout(r, 100));
+    await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
+    expect((await event).data.userStatusChanged).toEqual({ id: user.user_id, status: "CLOSED" });
+    await client.dispose();
   });
 
   it("refuses to subscribe to another client's user with NOT_FOUND", async () => {
