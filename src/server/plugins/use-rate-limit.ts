@@ -1,5 +1,5 @@
 /**
- * Per-API-key rate limit (SPEC 12): a fixed one-minute window, counted in memory on one instance
+ * Per-client-API-key rate limit (SPEC 12): a fixed one-minute window, counted in memory on one instance
  * or in Redis (INCR + PEXPIRE) when REDIS_URL is set so every instance shares the budget.
  * Every keyed response carries RateLimit-Limit/Remaining/Reset; over the limit → 429 + Retry-After.
  */
@@ -42,7 +42,8 @@ export function useRateLimit({ limit, windowMs = 60_000, redis = null }: RateLim
   return {
     async onRequest({ request, endResponse }) {
       const principal = stateOf(request).principal;
-      if (!limit || !principal) return;
+      // client keys only: the operator key belongs to the platform's own tooling
+      if (!limit || principal?.kind !== "client") return;
       const window = Math.floor(Date.now() / windowMs);
       const used = await count(`${window}|${principal.keyId}`, windowMs);
       const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
