@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
     Date: { Input: string; Output: Date | string };
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
+    MinorUnits: { Input: number; Output: number | bigint };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
@@ -69,6 +70,16 @@ builder.scalarType("DateTime", {
     const d = new Date(String(value));
     if (typeof value !== "string" || Number.isNaN(d.getTime())) throw new GraphQLError("must be an ISO 8601 date-time", { extensions: { code: "VALIDATION_FAILED" } });
     return d;
+  },
+});
+
+/** Money: a whole number of the currency's minor units. GraphQL Int stops at 2^31, below many IDR/VND limits. */
+builder.scalarType("MinorUnits", {
+  description: "A whole number of minor units (cents, paise…) up to 2^53 - 1, sent as a JSON number",
+  serialize: (value) => Number(value),
+  parseValue: (value) => {
+    if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+    throw new GraphQLError("must be a whole, non-negative number of minor units", { extensions: { code: "VALIDATION_FAILED" } });
   },
 });
 

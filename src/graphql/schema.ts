@@ -3,5 +3,6 @@ import { builder } from "./builder.js";
 import "../domains/clients/clients.schema.js";
 import "../domains/users/users.schema.js";
 import "../domains/events/events.schema.js";
+import "../domains/remittance/remittance.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

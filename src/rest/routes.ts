@@ -1,9 +1,10 @@
 /** THE route table: every domain's REST entries, compiled once; a duplicate fails at start. */
 import { clientsRoutes } from "../domains/clients/clients.routes.js";
 import { usersRoutes } from "../domains/users/users.routes.js";
+import { remittanceRoutes } from "../domains/remittance/remittance.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number };
 

@@ -1,0 +1,80 @@
+/**
+ * REST entries for the remittance lookups (SPEC 9), with the seed's paths exactly as listed (its
+ * `wallet` / `wallets` spellings included). Each runs one GraphQL query; lists answer with the
+ * SPEC 9.1 envelope, and every answer carries a body ETag and Cache-Control (reference data changes
+ * rarely; `private` because it is served only to API keys).
+ */
+import { toCamel } from "../../lib/case.js";
+import { queryVariables, restOperation, type RestRequest, type Route } from "../../rest/route.js";
+
+export const LOOKUP_CACHE_CONTROL = "private, max-age=300";
+const CORRIDOR = "id receivingCountry receivingCurrency receivingInstitutionType minAmount maxAmount deliveryEstimate { minHours maxHours description } requiredFields userTypes status";
+/** Each REST item's fields, written in GraphQL's camelCase (restOperation aliases them to snake_case). */
+export const LOOKUP_FIELDS = {
+  institution: "id name type country bic localCode localCodeType hasBranches status",
+  corridor: CORRIDOR,
+  corridorDetails: `${CORRIDOR} country { countryCode alpha3Code countryName } currency { currencyCode currencyName minorUnits symbol status }`,
+  country: "countryCode alpha3Code countryName currencies { currencyCode currencyName } payoutDestination institutionTypes",
+  currency: "currencyCode currencyName minorUnits symbol status countries { countryCode countryName }",
+  branch: "id code name city address",
+};
+
+type Lookup = {
+  path: string; summary: string; field: string; nodes: string;
+  /** query parameters (snake_case) → GraphQL variable types; the variable is the camelCase name */
+  query: Record<string, string>;
+  /** path parameters → [variable, type] */
+  params?: Record<string, [string, string]>;
+};
+
+/** A list lookup: the connection query with every filter as a variable, paged by the shim. */
+function list({ path, summary, field, nodes, query, params = {} }: Lookup): Route {
+  const vars: Record<string, string> = { first: "Int", after: "String", ...Object.fromEntries(Object.entries(query).map(([k, t]) => [toCamel(k), t])), ...Object.fromEntries(Object.values(params)) };
+  const declared = Object.entries(vars).map(([name, type]) => `$${name}: ${type}`).join(", ");
+  const passed = Object.keys(vars).map((name) => `${name}: $${name}`).join(", ");
+  return {
+    method: "GET", path, summary, scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, list: true, field, queryParams: Object.keys(query),
+    operation: restOperation(`query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`),
+    variables: (req: RestRequest) => ({
+      ...queryVariables(req, Object.keys(query)),
+      ...Object.fromEntries(Object.entries(params).map(([param, [name]]) => [name, req.params[param]])),
+    }),
+  };
+}
+
+export const remittanceRoutes: Route[] = [
+  list({
+    path: "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}",
+    summary: "Receiving institutions of a country and institution type", field: "receivingInstitutions", nodes: LOOKUP_FIELDS.institution,
+    query: { name: "String", status: "String", sort_fields: "String", sort_order: "String" },
+    params: { receiving_country: ["receivingCountry", "String"], receiving_institution_type: ["receivingInstitutionType", "String"] },
+  }),
+  list({
+    path: "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}",
+    summary: "Branches of a receiving institution", field: "branches", nodes: LOOKUP_FIELDS.branch,
+    query: { name: "String", search: "String", city: "String", sort_fields: "String", sort_order: "String" },
+    params: { receiving_institution_type: ["receivingInstitutionType", "String"], receiving_institution_id: ["receivingInstitutionId", "ID!"] },
+  }),
+  list({
+    path: "/payouts/remittances/utilities/countries", summary: "Countries, narrowed to payout destinations by the filters", field: "countries", nodes: LOOKUP_FIELDS.country,
+    query: { destination_country_code: "[String!]", receiving_institution_type: "String", user_type: "String", status: "String" },
+  }),
+  list({
+    path: "/payouts/remittances/utilities/currencies", summary: "ISO 4217 currencies, searchable by code, name or country", field: "currencies", nodes: LOOKUP_FIELDS.currency,
+    query: { search: "String", status: "String", sort: "String" },
+  }),
+  list({
+    path: "/users/wallet/payouts/remittances/corridors", summary: "Payout corridors", field: "corridors", nodes: LOOKUP_FIELDS.corridor,
+    query: { id: "ID", receiving_country: "String", receiving_country_code: "String", receiving_currency: "String", receiving_institution_type: "String", user_type: "String", status: "String" },
+  }),
+  list({
+    path: "/users/wallets/payouts/remittances/corridors/{country}/details", summary: "A country's corridors with country and currency details", field: "corridors", nodes: LOOKUP_FIELDS.corridorDetails,
+    query: { receiving_institution_type: "String", receiving_currency: "String", user_type: "String", status: "String" },
+    params: { country: ["receivingCountry", "String"] },
+  }),
+  {
+    method: "GET", path: "/users/wallet/payouts/remittances/corridors/{id}", summary: "One corridor (404 when unknown)", scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL,
+    operation: restOperation(`query Corridor($id: ID!) { corridor(id: $id) { ${LOOKUP_FIELDS.corridorDetails} } }`),
+    variables: (req) => ({ id: req.params.id }), field: "corridor",
+  },
+];
