@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import { validate } from "graphql";
 import type { Config } from "./config.js";
@@ -22,6 +22,7 @@ import { attachWebSocket } from "./server/websocket.js";
 import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
+import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -30,6 +31,7 @@ export async function buildApp(config: Config) {
   const database = await createDb(config);
   const applied = await database.migrate();
   if (applied.length) logger.info({ applied }, "migrations applied");
+  if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
   const redis = config.redisUrl ? createRedis(config.redisUrl) : null;
   // Redis pub/sub needs a connection of its own for subscribing
   const subscriber = redis?.duplicate() ?? null;
@@ -51,12 +53,18 @@ export async function buildApp(config: Config) {
   const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis });
 
   let server: Server | null = null;
+  let inFlight = 0;
+  // a request whose client hung up still runs to its end; stop() waits for it before closing the database
+  const handler = async (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    try { await yoga(req, res); } finally { inFlight--; }
+  };
   let closeWs: (() => Promise<void>) | null = null;
   return {
     config, services, database, yoga, demo, redis,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
-      server = createServer(yoga);
+      server = createServer(handler);
       closeWs = attachWebSocket(server, yoga, services);
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       const address = server.address();
@@ -67,6 +75,7 @@ export async function buildApp(config: Config) {
       if (server) {
         await closeWs?.();
         await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
+        for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
       await yoga.dispose?.();
       redis?.disconnect();

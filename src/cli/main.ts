@@ -1,5 +1,6 @@
 /**
- * `npm run --silent cli -- <command>`: clients create|list, keys rotate|revoke, migrate, schema print.
+ * `npm run --silent cli -- <command>`: clients create|list, keys rotate|revoke, reference import, migrate,
+ * schema print.
  * Works on the configured database (embedded PGlite only while the server is stopped). Prints JSON.
  */
 import { parseArgs } from "node:util";
@@ -8,6 +9,7 @@ import { ConfigError, loadConfig } from "../config.js";
 import { OPERATOR } from "../context.js";
 import { createDb } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
+import { importReferenceFile } from "../domains/remittance/remittance.import.js";
 import { DomainError } from "../lib/errors.js";
 
 const USAGE = `usage: cli <command>
@@ -15,6 +17,7 @@ const USAGE = `usage: cli <command>
   clients list
   keys rotate --client CLIENT_ID
   keys revoke --key KEY_ID
+  reference import FILE   (.json or .csv; all or nothing)
   migrate
   schema print`;
 
@@ -42,6 +45,11 @@ async function main(argv: string[]) {
         const scopes = values.scopes?.split(/[\s,]+/).filter(Boolean);
         const r = await createApiClient(db.prisma, actor, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
         return print({ client_id: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, api_key: r.apiKey, key_id: r.keyId });
+      }
+      case "reference import": {
+        const file = positionals[2];
+        if (!file) throw new UsageError("reference import needs a FILE (.json or .csv)");
+        return print({ imported: await importReferenceFile(db.prisma, file, actor) });
       }
       case "clients list":
         return print((await listApiClients(db.prisma)).map((c) => ({ client_id: c.id, name: c.name, mode: c.mode, scopes: c.scopes, keys: c.keys })));
