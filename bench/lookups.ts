@@ -72,16 +72,21 @@ async function measure() {
   const auth = { authorization: `Bearer ${info.apiKey}` };
   const currencies = `${base}/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50`;
   const etag = (await fetch(currencies, { headers: auth })).headers.get("etag")!;
-  const cases: [string, string, Record<string, string>][] = [
+  // a repeated URL is answered from the shared cache; `fresh` cases make every request a new URL (a cache miss)
+  const cases: [string, string, Record<string, string>, fresh?: boolean][] = [
+    ["branch search, every request a new URL (cache miss)", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`, auth, true],
+    ["currency list, every request a new URL (cache miss)", currencies, auth, true],
     ["branch search (in-sbin, search=mumbai, 20 a page)", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`, auth],
     ["branch search, page 10", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20&page=10`, auth],
     ["currency list (ACTIVE, 50 a page)", currencies, auth],
     ["currency list, If-None-Match → 304", currencies, { ...auth, "if-none-match": etag }],
   ];
   try {
-    for (const [title, url, headers] of cases) {
-      await autocannon({ url, headers, duration: 2, connections });
-      const r = await autocannon({ url, headers, duration: seconds, connections });
+    let n = 0;
+    for (const [title, url, headers, fresh] of cases) {
+      const requests = fresh ? [{ setupRequest: (req: any) => ({ ...req, path: `${req.path}&n=${n++}` }) }] : undefined;
+      await autocannon({ url, headers, duration: 2, connections, requests });
+      const r = await autocannon({ url, headers, duration: seconds, connections, requests });
       console.log(JSON.stringify({ title, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"] + r["3xx"], failed: r.errors + r["4xx"] + r["5xx"] }));
     }
   } finally {

@@ -18,6 +18,7 @@ import { createLogger } from "./lib/logger.js";
 import { createMetrics } from "./lib/metrics.js";
 import { buildOpenApi } from "./rest/openapi.js";
 import { compileRoutes, routes } from "./rest/routes.js";
+import { createSharedCache } from "./rest/shared-cache.js";
 import { attachWebSocket } from "./server/websocket.js";
 import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
@@ -49,8 +50,9 @@ export async function buildApp(config: Config) {
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);
   }
   const metrics = createMetrics();
+  const sharedCache = createSharedCache(services.events);
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.ping(); } }] : [])];
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis });
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis, sharedCache });
 
   let server: Server | null = null;
   let inFlight = 0;
@@ -77,6 +79,7 @@ export async function buildApp(config: Config) {
         await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
+      await sharedCache.stop();
       await yoga.dispose?.();
       redis?.disconnect();
       subscriber?.disconnect();

@@ -10,6 +10,11 @@ export type Problem = { code: string; detail: string; fields?: FieldError[]; met
 const restField = (field: string) => field.split(".").map(toSnake).join(".");
 
 export function problemResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
+  const reply = problemReply(problem, requestId, headers);
+  return new Response(reply.text, { status: reply.status, headers: reply.headers });
+}
+
+export function problemReply(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const status = statusOf(problem.code);
   const title = ERROR_CODES[problem.code as ErrorCode]?.title ?? "Error";
   const body = {
@@ -18,7 +23,7 @@ export function problemResponse(problem: Problem, requestId: string, headers: Re
     ...(problem.fields?.length ? { errors: problem.fields.map((f) => ({ ...f, field: restField(f.field) })) } : {}),
     ...snakeMeta(problem.meta),
   };
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/problem+json", ...headers } });
+  return { status, headers: { "content-type": "application/problem+json", ...headers }, text: JSON.stringify(body) };
 }
 
 const snakeMeta = (meta?: Record<string, unknown>) => (meta ? Object.fromEntries(Object.entries(meta).map(([k, v]) => [toSnake(k), v])) : {});

@@ -34,6 +34,8 @@ export type Route = {
   etagField?: string;
   /** public reference data: ETag from the body, If-None-Match → 304, Cache-Control */
   cacheControl?: string;
+  /** the answer is the same for every caller with the scope: served from memory this long (rest/shared-cache.ts) */
+  sharedCacheMs?: number;
   /** names of the query parameters the route reads (OpenAPI) */
   queryParams?: string[];
 };

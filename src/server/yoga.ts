@@ -9,6 +9,7 @@ import type { RequestContext, Services } from "../context.js";
 import { createMaskError } from "../graphql/mask-error.js";
 import type { Metrics } from "../lib/metrics.js";
 import type { CompiledRoute } from "../rest/routes.js";
+import type { SharedCache } from "../rest/shared-cache.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
@@ -19,9 +20,12 @@ import type { Redis } from "ioredis";
 import { stateOf } from "./request-state.js";
 import { errorResponse } from "../rest/problem.js";
 
-export type YogaDeps = { config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[]; table: CompiledRoute[]; openApi: unknown; redis: Redis | null };
+export type YogaDeps = {
+  config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
+  table: CompiledRoute[]; openApi: unknown; redis: Redis | null; sharedCache: SharedCache;
+};
 
-export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, redis }: YogaDeps) {
+export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, redis, sharedCache }: YogaDeps) {
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
@@ -36,7 +40,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
-    useRestShim({ table, maxBodyBytes: config.maxBodyBytes }),
+    useRestShim({ table, maxBodyBytes: config.maxBodyBytes, cache: sharedCache }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
       maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },

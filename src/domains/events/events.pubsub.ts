@@ -10,7 +10,11 @@ import type { Redis } from "ioredis";
 
 export type UserStatusEvent = { userId: string; status: string; previousStatus: string };
 
-type Topics = { "user.status.updated": [clientId: string, event: UserStatusEvent] };
+type Topics = {
+  "user.status.updated": [clientId: string, event: UserStatusEvent];
+  /** reference data (lookups) changed: shared response caches drop what they hold */
+  "reference.updated": [event: { kind: string; id: string }];
+};
 
 export function createEventBus(redis?: { publish: Redis; subscribe: Redis } | null) {
   return createPubSub<Topics>(redis ? { eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }) } : undefined);

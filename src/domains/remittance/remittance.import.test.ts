@@ -124,3 +124,33 @@ describe("cli reference import", () => {
     await rm(dir, { recursive: true, force: true });
   }, 60_000);
 });
+
+describe("shared lookup cache", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(); });
+  afterAll(() => t?.stop());
+
+  it("answers a repeated lookup from memory, never to a key without the scope, and forgets on an admin change", async () => {
+    const reader = (await t.createClient("Reader", ["lookups:read"])).key;
+    const usersOnly = (await t.createClient("Users", ["users:read"])).key;
+    const path = "/users/wallet/payouts/remittances/corridors?receiving_country=THA";
+    const first = await t.app.database.countQueries(() => t.rest("GET", path, { key: reader }));
+    expect(first.result.body.data).toEqual([]);
+    expect(first.queries.length).toBeGreaterThan(0);
+    const second = await t.app.database.countQueries(() => t.rest("GET", path, { key: reader }));
+    expect(second.result.body).toEqual(first.result.body);
+    expect(second.result.headers.get("etag")).toBe(first.result.headers.get("etag"));
+    expect(second.queries.filter((q) => !q.includes("api_keys"))).toEqual([]);
+    expect((await t.rest("GET", path, { key: usersOnly })).status).toBe(403);
+
+    const input = { id: "th-thb-bank", receivingCountry: "TH", receivingCurrency: "THB", receivingInstitutionType: "BANK", minAmount: 100, maxAmount: 1_000_000,
+      deliveryEstimate: { minHours: 0, maxHours: 24, description: "Within 24 hours" }, requiredFields: ["account_number"] };
+    const upsert = await t.gql(ADMIN_KEY, `mutation($input: UpsertCorridorInput!) { upsertCorridor(input: $input) { id } }`, { input });
+    expect(upsert.errors).toBeUndefined();
+    // the change arrives through the event bus (Redis when configured): poll briefly
+    let ids: string[] = [];
+    for (let i = 0; i < 50 && !ids.length; i++, await new Promise((r) => setTimeout(r, 20)))
+      ids = (await t.rest("GET", path, { key: reader })).body.data.map((c: any) => c.id);
+    expect(ids).toEqual(["th-thb-bank"]);
+  });
+});

@@ -24,6 +24,7 @@ import type { Db } from "../../db/client.js";
 import { camelKeys, toSnake } from "../../lib/case.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 import { recordAudit, type Actor } from "../audit/audit.service.js";
+import type { EventBus } from "../events/events.pubsub.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
 
@@ -56,7 +57,7 @@ export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolea
 }
 
 /** `cli reference import FILE` (.json or .csv, see the top of this file): all rows or none. */
-export async function importReferenceFile(db: Db, file: string, actor: Actor = CLI_ACTOR): Promise<{ institutions: number; branches: number; corridors: number }> {
+export async function importReferenceFile(db: Db, file: string, actor: Writer = CLI_ACTOR): Promise<{ institutions: number; branches: number; corridors: number }> {
   const ext = path.extname(file).toLowerCase();
   if (ext !== ".json" && ext !== ".csv") throw invalid([{ field: "file", code: "invalid", message: "The file must end in .json or .csv." }]);
   const text = await readFile(file, "utf8").catch(() => { throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]); });
@@ -67,7 +68,7 @@ export async function importReferenceFile(db: Db, file: string, actor: Actor = C
 }
 
 /** An admin mutation: the checks and the write of a one-row import; errors name the input field. */
-export async function upsertReferenceRow(db: Db, actor: Actor, kind: RowKind, input: Record<string, unknown>) {
+export async function upsertReferenceRow(db: Db, actor: Writer, kind: RowKind, input: Record<string, unknown>) {
   const errors: FieldError[] = [];
   const row = checkRow(kind, input, (f) => f, errors);
   if (!row) throw invalid(errors);
@@ -164,7 +165,10 @@ const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Prom
   corridor: (tx, r) => { const data = corridorData(r); return tx.corridor.upsert({ where: { id: data.id }, create: data, update: data }); },
 };
 
-async function writeRows(db: Db, actor: Actor, rows: Located[], audit: { action: string; target: string }) {
+/** Who writes; with an event bus (a request), caches of lookup answers hear of the change. */
+type Writer = Actor & { events?: EventBus };
+
+async function writeRows(db: Db, actor: Writer, rows: Located[], audit: { action: string; target: string }) {
   await db.$transaction(async (tx) => {
     await checkReferences(tx, rows);
     // institutions first: branches refer to them
@@ -173,6 +177,7 @@ async function writeRows(db: Db, actor: Actor, rows: Located[], audit: { action:
     const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
     await recordAudit(tx, actor, { action: audit.action, targetType: "reference_data", targetId: audit.target, changedFields: changed });
   }, { timeout: 10 * 60_000 });
+  actor.events?.publish("reference.updated", { kind: audit.action, id: audit.target });
 }
 
 const markBranched = (tx: Tx, branches: { row: BranchRow }[]) =>

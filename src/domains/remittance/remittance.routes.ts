@@ -8,6 +8,8 @@ import { toCamel } from "../../lib/case.js";
 import { queryVariables, restOperation, type RestRequest, type Route } from "../../rest/route.js";
 
 export const LOOKUP_CACHE_CONTROL = "private, max-age=300";
+/** served from memory this long; an admin change clears it at once (rest/shared-cache.ts) */
+const SHARED_CACHE_MS = 60_000;
 const CORRIDOR = "id receivingCountry receivingCurrency receivingInstitutionType minAmount maxAmount deliveryEstimate { minHours maxHours description } requiredFields userTypes status";
 /** Each REST item's fields, written in GraphQL's camelCase (restOperation aliases them to snake_case). */
 export const LOOKUP_FIELDS = {
@@ -33,7 +35,7 @@ function list({ path, summary, field, nodes, query, params = {} }: Lookup): Rout
   const declared = Object.entries(vars).map(([name, type]) => `$${name}: ${type}`).join(", ");
   const passed = Object.keys(vars).map((name) => `${name}: $${name}`).join(", ");
   return {
-    method: "GET", path, summary, scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, list: true, field, queryParams: Object.keys(query),
+    method: "GET", path, summary, scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, sharedCacheMs: SHARED_CACHE_MS, list: true, field, queryParams: Object.keys(query),
     operation: restOperation(`query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`),
     variables: (req: RestRequest) => ({
       ...queryVariables(req, Object.keys(query)),
@@ -73,7 +75,7 @@ export const remittanceRoutes: Route[] = [
     params: { country: ["receivingCountry", "String"] },
   }),
   {
-    method: "GET", path: "/users/wallet/payouts/remittances/corridors/{id}", summary: "One corridor (404 when unknown)", scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL,
+    method: "GET", path: "/users/wallet/payouts/remittances/corridors/{id}", summary: "One corridor (404 when unknown)", scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, sharedCacheMs: SHARED_CACHE_MS,
     operation: restOperation(`query Corridor($id: ID!) { corridor(id: $id) { ${LOOKUP_FIELDS.corridorDetails} } }`),
     variables: (req) => ({ id: req.params.id }), field: "corridor",
   },

@@ -1,0 +1,29 @@
+/**
+ * Answers that are the same for every caller with the route's scope (reference data) are kept in
+ * memory for a short time: a lookup then costs no query. Any reference change published on the
+ * event bus (Redis across instances) clears the cache; a writer that publishes nothing (the CLI on
+ * another process) is bounded by the TTL, which stays below the Cache-Control clients are given.
+ */
+import type { EventBus } from "../domains/events/events.pubsub.js";
+
+export type Reply = { status: number; headers: Record<string, string>; text: string | null };
+
+export function createSharedCache(events: EventBus, maxEntries = 2000) {
+  const entries = new Map<string, { reply: Reply; until: number }>();
+  const changes = events.subscribe("reference.updated");
+  void (async () => { for await (const _ of changes) entries.clear(); })();
+  return {
+    get(key: string) {
+      const hit = entries.get(key);
+      if (hit && hit.until > Date.now()) return hit.reply;
+      if (hit) entries.delete(key);
+      return null;
+    },
+    set(key: string, reply: Reply, ttlMs: number) {
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { reply, until: Date.now() + ttlMs });
+    },
+    stop: () => changes.return?.(),
+  };
+}
+export type SharedCache = ReturnType<typeof createSharedCache>;
