@@ -67,6 +67,14 @@ describe("server", () => {
     expect(introspection.data.__schema.queryType.name).toBe("Query");
   });
 
+  it("refuses a NUL character in any input as VALIDATION_FAILED instead of a database error", async () => {
+    const viaVariables = await t.gql(key, `mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`, { input: { firstName: "A\u0000", lastName: "B", email: "nul@example.com" } });
+    expect(viaVariables.errors![0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "firstName" }] });
+    const viaLiteral = await t.gql(key, `{ users(email: "a\u0000b") { totalCount } }`);
+    expect(viaLiteral.errors![0].extensions.code).toBe("VALIDATION_FAILED");
+    expect((await t.rest("GET", "/v2/users/%00", { key })).status).toBe(400);
+  });
+
   it("masks unexpected errors as INTERNAL with an errorId and no internals", async () => {
     const mask = createMaskError(t.app.services.logger);
     const leaked = new GraphQLError("x", { originalError: new Error('relation "users" does not exist at 10.0.0.3') });

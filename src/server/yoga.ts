@@ -16,6 +16,7 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
 import { useRateLimit } from "./plugins/use-rate-limit.js";
+import { useInputGuard } from "./plugins/use-input-guard.js";
 import type { Redis } from "ioredis";
 import { stateOf } from "./request-state.js";
 import { errorResponse } from "../rest/problem.js";
@@ -47,6 +48,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
       costLimit: { maxCost: 5000 }, blockFieldSuggestion: { enabled: !config.graphiql },
     }) as Plugin,
     ...(config.graphiql ? [] : [useDisableIntrospection() as Plugin]),
+    // before any resolver: inputs PostgreSQL cannot store are the caller's error, not a 500
+    useInputGuard(),
     // after yoga's own validation plugin: its GRAPHQL_* codes become the contract's VALIDATION_FAILED
     useContractErrorCodes(),
   ];

@@ -4,6 +4,7 @@ import { ALL_SCOPES, DEFAULT_CLIENT_SCOPES, OPERATOR } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
 import { recordAudit, type Actor } from "../audit/audit.service.js";
 
 export type ClientMode = "SANDBOX" | "LIVE";
@@ -38,7 +39,7 @@ export async function createApiClient(db: Db, actor: Actor, input: CreateClientI
 /** Issues a new key and revokes the client's previous ones in the same transaction. */
 export async function rotateApiKey(db: Db, actor: Actor, clientId: string) {
   return db.$transaction(async (tx) => {
-    const client = await tx.apiClient.findUnique({ where: { id: clientId } });
+    const client = isUuid(clientId) ? await tx.apiClient.findUnique({ where: { id: clientId } }) : null;
     if (!client) throw notFound("API client");
     await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
     const key = await issueKey(tx, clientId, client.mode);
@@ -49,7 +50,7 @@ export async function rotateApiKey(db: Db, actor: Actor, clientId: string) {
 
 export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
   return db.$transaction(async (tx) => {
-    const key = await tx.apiKey.findUnique({ where: { id: keyId } });
+    const key = isUuid(keyId) ? await tx.apiKey.findUnique({ where: { id: keyId } }) : null;
     if (!key) throw notFound("API key");
     if (key.revokedAt) throw new DomainError("CONFLICT", "This API key is already revoked.");
     const revoked = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });

@@ -3,6 +3,7 @@ import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
 import { recordAudit } from "../audit/audit.service.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
@@ -110,6 +111,3 @@ function uniqueViolation(error: unknown): never {
   if ((error as { code?: string })?.code === "P2002") throw new DomainError("CONFLICT", "Another user of this client already has this email or external id.");
   throw error;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (id: string) => UUID.test(id);
