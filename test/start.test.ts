@@ -43,7 +43,13 @@ describe("npm start", () => {
     const auth = { authorization: `Bearer ${bootstrap.api_key}`, "content-type": "application/json" };
     const typename = await fetch(`${base}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: "{ __typename }" }) });
     expect(await typename.json()).toEqual({ data: { __typename: "Query" } });
-    const created = await (await fetch(`${base}/v2/users`, { method: "POST", headers: auth, body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com" }) })).json();
+    const created = await (await fetch(`${base}/v2/users`, { method: "POST", headers: { ...auth, "x-request-id": "start-test-1" }, body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com", tax_id: "Z99887766" }) })).json();
+    // one structured JSON line per write, carrying the request id and no personal data
+    await new Promise((r) => setTimeout(r, 100));
+    const line = first.output().split("\n").find((l) => l.includes('"request_id":"start-test-1"'));
+    expect(JSON.parse(line!)).toMatchObject({ method: "POST", route: "/v2/users", status: 201, msg: "request" });
+    expect(first.output()).not.toContain("kept@example.com");
+    expect(first.output()).not.toContain("Z99887766");
     expect([0, null]).toContain(await stop(first.child));
     expect(first.output()).toContain("stopping: finishing in-flight requests");
     console.log(`npm start: first start ${first.ms} ms`);
