@@ -7,6 +7,7 @@ import { GraphQLError } from "graphql";
 import type PrismaTypes from "../../generated/prisma/pothos-types.js";
 import { getDatamodel } from "../../generated/prisma/pothos-types.js";
 import type { RequestContext } from "../context.js";
+import { parseIsoDate } from "../lib/dates.js";
 import { DomainError } from "../lib/errors.js";
 
 export const builder = new SchemaBuilder<{
@@ -45,14 +46,6 @@ function scopeOf(ext: Record<string, unknown> | undefined | null) {
 
 builder.queryType({});
 builder.mutationType({});
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A calendar date as YYYY-MM-DD; rejects impossible dates such as 2001-02-30. */
-export function parseIsoDate(text: unknown): Date | null {
-  if (typeof text !== "string" || !ISO_DATE.test(text)) return null;
-  const date = new Date(`${text}T00:00:00.000Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text ? null : date;
-}
 
 builder.scalarType("Date", {
   description: "A calendar date, YYYY-MM-DD",

@@ -4,7 +4,7 @@
  */
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { z } from "zod";
-import { parseIsoDate } from "../../graphql/builder.js";
+import { parseIsoDate } from "../../lib/dates.js";
 import { toSnake } from "../../lib/case.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
