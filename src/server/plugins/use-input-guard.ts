@@ -13,9 +13,15 @@ function nulPath(value: unknown, path: string): string | null {
   return null;
 }
 
+// documents are parsed once and reused (yoga's cache, the shim's route table): look at each once
+const checked = new WeakMap<DocumentNode, boolean>();
 function documentHasNul(document: DocumentNode) {
-  let found = false;
-  visit(document, { StringValue(node) { if (node.value.includes("\u0000")) found = true; } });
+  let found = checked.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, { StringValue(node) { if (node.value.includes("\u0000")) found = true; } });
+    checked.set(document, found);
+  }
   return found;
 }
 
