@@ -44,7 +44,12 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
     if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
     const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
     await assertUnique(tx, clientId, checked, id);
-    const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } });
+    // optimistic: the row must still be at the version just read, or a concurrent write won
+    const user = await tx.user.update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
+      .catch((error: { code?: string }) => {
+        if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
+        throw error;
+      });
     await recordAudit(tx, ctx, { action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
     return { user, previousStatus: current.status };
   }).catch(uniqueViolation);

@@ -186,6 +186,16 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect((await t.rest("GET", `/v2/users/${created.body.user_id}`, { key })).body.first_name).toBe("E2");
   });
 
+  it("lets exactly one of several concurrent PUTs with the same If-Match win", async () => {
+    const created = await t.rest("POST", "/v2/users", { key, body: { first_name: "Race", last_name: "Condition", email: "race@example.com" } });
+    const etag = created.headers.get("etag")!;
+    const results = await Promise.all(["A", "B", "C", "D", "E"].map((name) =>
+      t.rest("PUT", `/v2/users/${created.body.user_id}`, { key, body: { middle_name: name }, headers: { "if-match": etag } })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 412, 412, 412, 412]);
+    const winner = results.find((r) => r.status === 200)!.body.middle_name;
+    expect((await t.rest("GET", `/v2/users/${created.body.user_id}`, { key })).body.middle_name).toBe(winner);
+  });
+
   it("lets a caller close a user but not activate one (409)", async () => {
     const created = await t.rest("POST", "/v2/users", { key, body: { first_name: "S", last_name: "T", email: "status@example.com" } });
     const id = created.body.user_id;
