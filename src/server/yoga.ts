@@ -3,6 +3,7 @@ import { Response } from "./fetch-api.js";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createYoga, type Plugin } from "graphql-yoga";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { GraphQLSchema } from "graphql";
 import type { Config } from "../config.js";
 import type { RequestContext, Services } from "../context.js";
@@ -57,6 +58,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: config.graphiql ? { title: "Onboarding Gateway", subscriptionsProtocol: "WS" } : false,
+    // GraphiQL's assets served from the package, not a CDN: it works on a machine with no internet
+    renderGraphiQL,
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: createMaskError(services.logger) },
