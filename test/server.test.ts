@@ -35,6 +35,16 @@ describe("server", () => {
     expect(issued.body.request_id).toBe(issued.headers.get("x-request-id"));
   });
 
+  it("answers CORS preflights for REST and GraphQL without allowing ambient credentials", async () => {
+    for (const path of ["/v2/users", "/graphql"]) {
+      const res = await t.app.fetch(path, { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+      expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it("answers an unknown route 404 and a wrong method 405 with Allow, as problem+json", async () => {
     const missing = await t.rest("GET", "/v2/nowhere", { key });
     expect(missing.status).toBe(404);

@@ -61,6 +61,9 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // GraphiQL's assets served from the package, not a CDN: it works on a machine with no internet
     renderGraphiQL,
     landingPage: false,
+    // browser apps may call from any origin with their key in a header; never with ambient
+    // credentials (cookies, a browser-remembered Basic login), so a third-party page cannot ride them
+    cors: { credentials: false },
     logging: false,
     maskedErrors: { maskError: createMaskError(services.logger) },
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly

@@ -15,6 +15,7 @@ export function useRequestId({ logger, metrics }: { logger: Logger; metrics: Met
     },
     onResponse({ request, response }) {
       const state = stateOf(request);
+      state.requestId ||= randomUUID(); // a response ended before our onRequest (CORS preflight)
       response.headers.set("x-request-id", state.requestId);
       const seconds = (performance.now() - state.started) / 1000;
       const route = state.route ?? new URL(request.url).pathname.split("/").slice(0, 3).join("/");
