@@ -57,7 +57,12 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: "/graphql",
-    graphiql: config.graphiql ? { title: "Onboarding Gateway", subscriptionsProtocol: "WS" } : false,
+    graphiql: config.graphiql ? {
+      title: "Onboarding Gateway", subscriptionsProtocol: "WS",
+      // a placeholder to replace, never a real key: the page is public
+      headers: JSON.stringify({ Authorization: "Bearer <your API key, e.g. from .data/bootstrap.json>" }, null, 2),
+      defaultQuery: "# Put your API key in the Headers tab below, then run:\n{\n  users(first: 5) {\n    totalCount\n    edges { node { id email status requirements { currentlyDue } } }\n  }\n}\n",
+    } : false,
     // GraphiQL's assets served from the package, not a CDN: it works on a machine with no internet
     renderGraphiQL,
     landingPage: false,
