@@ -1,26 +1,26 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
-import { Response } from "./fetch-api.js";
-import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { createYoga, type Plugin } from "graphql-yoga";
+import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { GraphQLSchema } from "graphql";
+import { createYoga, type Plugin } from "graphql-yoga";
+import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { RequestContext, Services } from "../context.js";
 import { createMaskError } from "../graphql/mask-error.js";
 import type { Metrics } from "../lib/metrics.js";
+import { errorResponse } from "../rest/problem.js";
 import type { CompiledRoute } from "../rest/routes.js";
 import type { SharedCache } from "../rest/shared-cache.js";
+import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
+import { useInputGuard } from "./plugins/use-input-guard.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
+import { useRateLimit } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
-import { useRateLimit } from "./plugins/use-rate-limit.js";
-import { useInputGuard } from "./plugins/use-input-guard.js";
-import type { Redis } from "ioredis";
 import { stateOf } from "./request-state.js";
-import { errorResponse } from "../rest/problem.js";
 
 export type YogaDeps = {
   config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
