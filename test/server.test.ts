@@ -4,6 +4,7 @@ import { createClient as createWsClient } from "graphql-ws";
 import { getIntrospectionQuery, GraphQLError } from "graphql";
 import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
+import { problemReply } from "../src/rest/problem.js";
 import { routes } from "../src/rest/routes.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
@@ -93,8 +94,15 @@ describe("server", () => {
     expect(masked.message).not.toContain("users");
   });
 
-  it("maps every code in the error table to its status", () => {
-    for (const [code, { status }] of Object.entries(ERROR_CODES)) expect(status, code).toBeGreaterThanOrEqual(400);
+  it("turns every code in the error table into problem+json with its status and title, and documents it", async () => {
+    const documented = (await t.rest("GET", "/openapi.json")).body.components.schemas.Problem.properties.code.enum;
+    for (const [code, { status, title }] of Object.entries(ERROR_CODES)) {
+      const reply = problemReply({ code, detail: "d", fields: [{ field: "residentialAddress.postalCode", code: "invalid", message: "m" }] }, "rid");
+      expect(reply.status, code).toBe(status);
+      expect(reply.headers["content-type"]).toBe("application/problem+json");
+      expect(JSON.parse(reply.text)).toMatchObject({ code, status, title, detail: "d", request_id: "rid", errors: [{ field: "residential_address.postal_code" }] });
+      expect(documented).toContain(code);
+    }
   });
 
   it("describes every REST route in /openapi.json", async () => {
