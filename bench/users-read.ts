@@ -16,7 +16,7 @@ const schema = `bench_${randomBytes(4).toString("hex")}`;
 const env = { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0" };
 
 function spawnServer(file: string): Promise<{ child: ChildProcess; info: any }> {
-  const child = fork(path.join(import.meta.dirname, file), { env, execArgv: ["--import", "tsx"] });
+  const child = fork(path.join(import.meta.dirname, file), { env, execArgv: ["--import", "tsx", "--expose-gc"] });
   return new Promise((resolve, reject) => { child.once("message", (info) => resolve({ child, info })); child.once("exit", reject); });
 }
 
@@ -36,6 +36,9 @@ const gql = await load("GraphQL user(id)", {
   url: `http://127.0.0.1:${port}/graphql`, method: "POST", headers: { ...auth, "content-type": "application/json" },
   body: JSON.stringify({ query: `query($id: ID!) { user(id: $id) { id email firstName lastName status createdAt } }`, variables: { id: userId } }),
 });
+app.child.send("memory");
+const memory = await new Promise((resolve) => app.child.once("message", resolve));
+console.log(JSON.stringify({ title: "server memory after the load", ...(memory as object) }));
 app.child.kill("SIGTERM");
 const raw = await spawnServer("raw-pg-baseline.ts");
 const baseline = await load("raw node:http + pg", { url: `http://127.0.0.1:${raw.info.port}/v2/users/${userId}`, headers: auth });
