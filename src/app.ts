@@ -11,7 +11,7 @@ import type { Config } from "./config.js";
 import { decodeKey } from "./config.js";
 import type { Services } from "./context.js";
 import { createDb, isMemoryDir, type Database } from "./db/client.js";
-import { bootstrapDemoClient, createAuthenticator } from "./domains/clients/clients.service.js";
+import { bootstrapDemoClient, createAuthenticator, forgetOnKeyChanges } from "./domains/clients/clients.service.js";
 import { schema } from "./graphql/schema.js";
 import { createCipher } from "./lib/crypto.js";
 import { createLogger } from "./lib/logger.js";
@@ -51,6 +51,7 @@ export async function buildApp(config: Config) {
   }
   const metrics = createMetrics();
   const sharedCache = createSharedCache(services.events);
+  const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.ping(); } }] : [])];
   const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis, sharedCache });
 
@@ -80,6 +81,7 @@ export async function buildApp(config: Config) {
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
       await sharedCache.stop();
+      await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();
       subscriber?.disconnect();

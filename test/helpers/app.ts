@@ -57,3 +57,13 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
 
   return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema };
 }
+
+/** Tests of what crosses instances need both a PostgreSQL server and Redis. */
+export const multiInstance = !!(process.env.REDIS_URL && process.env.DATABASE_URL);
+
+/** Two app instances on one PostgreSQL schema and one Redis, as behind a load balancer. */
+export async function startTwoInstances() {
+  const a = await startTestApp("postgres");
+  const b = await startTestApp("postgres", { DATABASE_SCHEMA: a.schemaName! });
+  return { a, b, stop: async () => { await b.app.stop(); await a.stop(); } };
+}

@@ -1,6 +1,6 @@
 /** GraphQL for API clients: operator-only (`admin` scope). */
 import { builder } from "../../graphql/builder.js";
-import { createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
+import { announceKeyChange, createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
 
 const ClientMode = builder.enumType("ClientMode", { values: ["SANDBOX", "LIVE"] as const });
 
@@ -55,12 +55,12 @@ builder.mutationFields((t) => ({
   rotateApiKey: t.field({
     type: IssuedKey, authScopes: { scope: "admin" },
     args: { input: t.arg({ type: RotateApiKeyInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.db, ctx, String(input.clientId)); ctx.auth.forget(); return r; },
+    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.db, ctx, String(input.clientId)); announceKeyChange(ctx, r.client.id); return r; },
   }),
   revokeApiKey: t.prismaField({
     type: "ApiKey", authScopes: { scope: "admin" },
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
-    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.db, ctx, String(input.keyId)); ctx.auth.forget(); return r; },
+    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.db, ctx, String(input.keyId)); announceKeyChange(ctx, r.clientId); return r; },
   }),
 }));
 

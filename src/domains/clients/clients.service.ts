@@ -6,6 +6,7 @@ import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { recordAudit, type Actor } from "../audit/audit.service.js";
+import type { EventBus } from "../events/events.pubsub.js";
 
 export type ClientMode = "SANDBOX" | "LIVE";
 export type CreateClientInput = { name: string; mode: ClientMode; scopes?: string[] | null };
@@ -84,6 +85,21 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
   };
 }
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/**
+ * Rotation and revocation take effect on every instance at once: this one forgets now, the others
+ * when the event reaches them (Redis). Keys changed by the CLI in another process wait out the TTL.
+ */
+export function announceKeyChange(services: { auth: Authenticator; events: EventBus }, clientId: string) {
+  services.auth.forget();
+  services.events.publish("credentials.changed", { clientId });
+}
+
+export function forgetOnKeyChanges(auth: Authenticator, events: EventBus) {
+  const changes = events.subscribe("credentials.changed");
+  void (async () => { for await (const _ of changes) auth.forget(); })();
+  return () => changes.return?.();
+}
 
 /** First start on an empty database: a sandbox demo client so `npm start` is usable at once. */
 export async function bootstrapDemoClient(db: Db) {

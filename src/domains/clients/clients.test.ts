@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { ADMIN_KEY, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 
 describe("API clients and keys", () => {
   let t: TestApp;
@@ -61,4 +61,22 @@ describe("API clients and keys", () => {
     });
     expect(JSON.parse(stdout)).toMatchObject({ name: "CLI", mode: "SANDBOX", api_key: expect.stringMatching(/^ogk_sandbox_/) });
   }, 60_000);
+});
+
+describe.runIf(multiInstance)("key revocation across instances (Redis)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  let stop: () => Promise<void>;
+  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances()); });
+  afterAll(() => stop?.());
+
+  it("stops a revoked key on another instance at once, not after the cache TTL", async () => {
+    const { key, clientId } = await a.createClient();
+    expect((await b.rest("GET", "/v2/users", { key })).status).toBe(200); // b now caches the principal
+    const keyId = (await a.db.apiKey.findFirstOrThrow({ where: { clientId } })).id;
+    expect((await a.rest("DELETE", `/admin/keys/${keyId}`, { key: ADMIN_KEY })).status).toBe(200);
+    let status = 200;
+    for (let i = 0; i < 50 && status === 200; i++, await new Promise((r) => setTimeout(r, 20))) status = (await b.rest("GET", "/v2/users", { key })).status;
+    expect(status).toBe(401);
+  });
 });

@@ -12,6 +12,8 @@ export type UserStatusEvent = { userId: string; status: string; previousStatus: 
 
 type Topics = {
   "user.status.updated": [clientId: string, event: UserStatusEvent];
+  /** a key was rotated or revoked: every instance drops its cached principals */
+  "credentials.changed": [event: { clientId: string }];
   /** reference data (lookups) changed: shared response caches drop what they hold */
   "reference.updated": [event: { kind: string; id: string }];
 };

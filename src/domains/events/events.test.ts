@@ -1,7 +1,7 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
@@ -67,14 +67,12 @@ describe("subscriptions", () => {
   });
 });
 
-describe.runIf(process.env.REDIS_URL && process.env.DATABASE_URL)("subscriptions across instances (Redis)", () => {
+describe.runIf(multiInstance)("subscriptions across instances (Redis)", () => {
   let a: TestApp;
   let b: TestApp;
-  beforeAll(async () => {
-    a = await startTestApp("postgres");
-    b = await startTestApp("postgres", { DATABASE_SCHEMA: a.schemaName! });
-  });
-  afterAll(async () => { await b?.app.stop(); await a?.stop(); });
+  let stop: () => Promise<void>;
+  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances()); });
+  afterAll(() => stop?.());
 
   it("a subscriber on one instance hears a change made on another", async () => {
     const { key } = await a.createClient();
