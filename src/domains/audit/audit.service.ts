@@ -2,7 +2,7 @@
 import type { Principal } from "../../context.js";
 import type { Db } from "../../db/client.js";
 
-type Tx = Pick<Db, "auditEntry">;
+type Tx = Pick<Db, "auditEntry">; // any transaction client: withTransaction (db/transaction.ts) is the usual caller
 
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
 export type Actor = { principal: Principal; requestId?: string };

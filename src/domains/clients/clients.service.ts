@@ -5,7 +5,8 @@ import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import { recordAudit, type Actor } from "../audit/audit.service.js";
+import { withTransaction } from "../../db/transaction.js";
+import type { Actor } from "../audit/audit.service.js";
 import type { EventBus } from "../events/events.pubsub.js";
 
 export type ClientMode = "SANDBOX" | "LIVE";
@@ -29,33 +30,33 @@ async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMo
 
 export async function createApiClient(db: Db, actor: Actor, input: CreateClientInput) {
   const data = checkClientInput(input);
-  return db.$transaction(async (tx) => {
+  return withTransaction(db, actor, async ({ tx, audit }) => {
     const client = await tx.apiClient.create({ data });
     const key = await issueKey(tx, client.id, client.mode);
-    await recordAudit(tx, actor, { action: "client.created", targetType: "api_client", targetId: client.id, changedFields: ["name", "mode", "scopes"] });
+    await audit({ action: "client.created", targetType: "api_client", targetId: client.id, changedFields: ["name", "mode", "scopes"] });
     return { client, ...key };
   });
 }
 
 /** Issues a new key and revokes the client's previous ones in the same transaction. */
 export async function rotateApiKey(db: Db, actor: Actor, clientId: string) {
-  return db.$transaction(async (tx) => {
+  return withTransaction(db, actor, async ({ tx, audit }) => {
     const client = isUuid(clientId) ? await tx.apiClient.findUnique({ where: { id: clientId } }) : null;
     if (!client) throw notFound("API client");
     await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
     const key = await issueKey(tx, clientId, client.mode);
-    await recordAudit(tx, actor, { action: "api_key.rotated", targetType: "api_client", targetId: clientId });
+    await audit({ action: "api_key.rotated", targetType: "api_client", targetId: clientId });
     return { client, ...key };
   });
 }
 
 export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
-  return db.$transaction(async (tx) => {
+  return withTransaction(db, actor, async ({ tx, audit }) => {
     const key = isUuid(keyId) ? await tx.apiKey.findUnique({ where: { id: keyId } }) : null;
     if (!key) throw notFound("API key");
     if (key.revokedAt) throw new DomainError("CONFLICT", "This API key is already revoked.");
     const revoked = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, actor, { action: "api_key.revoked", targetType: "api_key", targetId: keyId });
+    await audit({ action: "api_key.revoked", targetType: "api_key", targetId: keyId });
     return revoked;
   });
 }

@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 
 export type UserStatusEvent = { userId: string; status: string; previousStatus: string };
 
-type Topics = {
+export type Topics = {
   "user.status.updated": [clientId: string, event: UserStatusEvent];
   /** a key was rotated or revoked: every instance drops its cached principals */
   "credentials.changed": [event: { clientId: string }];

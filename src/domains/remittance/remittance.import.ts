@@ -23,17 +23,16 @@ import path from "node:path";
 import type { Db } from "../../db/client.js";
 import { camelKeys, toSnake } from "../../lib/case.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
-import { recordAudit, type Actor } from "../audit/audit.service.js";
-import type { EventBus } from "../events/events.pubsub.js";
+import { OPERATOR } from "../../context.js";
+import { withTransaction, type Tx, type Writer } from "../../db/transaction.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
 
 const DATA_DIR = new URL("../../../data/remittance/", import.meta.url);
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
-const CLI_ACTOR: Actor = { principal: { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin"]) }, requestId: "cli" };
+const CLI_ACTOR: Writer = { principal: OPERATOR, requestId: "cli" };
 const MAX_REPORTED = 20;
 
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 /** a checked row and how to name its fields in errors */
 type Located = Row & { name: FieldNamer };
 
@@ -165,19 +164,17 @@ const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Prom
   corridor: (tx, r) => { const data = corridorData(r); return tx.corridor.upsert({ where: { id: data.id }, create: data, update: data }); },
 };
 
-/** Who writes; with an event bus (a request), caches of lookup answers hear of the change. */
-type Writer = Actor & { events?: EventBus };
-
-async function writeRows(db: Db, actor: Writer, rows: Located[], audit: { action: string; target: string }) {
-  await db.$transaction(async (tx) => {
+/** With an event bus (a request), caches of lookup answers hear of the change once it commits. */
+async function writeRows(db: Db, actor: Writer, rows: Located[], entry: { action: string; target: string }) {
+  await withTransaction(db, actor, async ({ tx, audit, emit }) => {
     await checkReferences(tx, rows);
     // institutions first: branches refer to them
     for (const kind of ROW_KINDS) for (const row of rowsOf(rows, kind)) await (UPSERT[kind] as (tx: Tx, row: Row) => Promise<unknown>)(tx, row);
     await markBranched(tx, rowsOf(rows, "branch"));
     const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
-    await recordAudit(tx, actor, { action: audit.action, targetType: "reference_data", targetId: audit.target, changedFields: changed });
+    await audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
+    emit("reference.updated", { kind: entry.action, id: entry.target });
   }, { timeout: 10 * 60_000 });
-  actor.events?.publish("reference.updated", { kind: audit.action, id: audit.target });
 }
 
 const markBranched = (tx: Tx, branches: { row: BranchRow }[]) =>

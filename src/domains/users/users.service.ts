@@ -4,7 +4,7 @@ import { tenantOf } from "../../context.js";
 import { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import { recordAudit } from "../audit/audit.service.js";
+import { withTransaction } from "../../db/transaction.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -25,10 +25,10 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const clientId = tenantOf(ctx);
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
-  return ctx.db.$transaction(async (tx) => {
+  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
     await assertUnique(tx, clientId, checked, null);
     const user = await tx.user.create({ ...withBase(query), data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
-    await recordAudit(tx, ctx, { action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
+    await audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
     return user;
   }).catch(uniqueViolation);
 }
@@ -37,7 +37,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const clientId = tenantOf(ctx);
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
-  const result = await ctx.db.$transaction(async (tx) => {
+  return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
     const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: BASE_SELECT });
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
       throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
@@ -50,12 +50,11 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
         if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
         throw error;
       });
-    await recordAudit(tx, ctx, { action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
-    return { user, previousStatus: current.status };
+    await audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+    if (checked.status && checked.status !== current.status)
+      emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status });
+    return user;
   }).catch(uniqueViolation);
-  if (checked.status && checked.status !== result.previousStatus)
-    ctx.events.publish("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: result.previousStatus });
-  return result.user;
 }
 
 function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput {
