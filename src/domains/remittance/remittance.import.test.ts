@@ -107,6 +107,12 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
     expect((await t.gql(key, mutation, { input })).errors?.[0].extensions.code).toBe("FORBIDDEN");
     const bad = await t.gql(ADMIN_KEY, mutation, { input: { ...input, minAmount: 6_000_000_000 } });
     expect(bad.errors?.[0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "minAmount" }] });
+    const moved = await t.gql(ADMIN_KEY, `mutation { upsertBranch(input: { id: "ng-solo-1", institutionId: "in-sbin", name: "Moved", code: "SBIN0999999" }) { id } }`);
+    expect(moved.errors).toBeUndefined();
+    const loner = await t.db.receivingInstitution.create({ data: { id: "ng-solo", name: "Solo", nameKey: "solo", type: "BANK", countryCode: "NG", status: "ACTIVE", hasBranches: true } });
+    await t.db.branch.update({ where: { id: "ng-solo-1" }, data: { institutionId: loner.id } });
+    await t.gql(ADMIN_KEY, `mutation { upsertBranch(input: { id: "ng-solo-1", institutionId: "in-sbin", name: "Moved back", code: "SBIN0999999" }) { id } }`);
+    expect((await t.db.receivingInstitution.findUniqueOrThrow({ where: { id: "ng-solo" } })).hasBranches).toBe(false);
     const branch = await t.gql(ADMIN_KEY, `mutation { upsertBranch(input: { id: "x-1", institutionId: "no-such-bank", name: "X", code: "1" }) { id } }`);
     expect(branch.errors?.[0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "institutionId", code: "not_found" }] });
   });

@@ -177,8 +177,12 @@ async function writeRows(db: Db, actor: Writer, rows: Located[], entry: { action
   }, { timeout: 10 * 60_000 });
 }
 
-const markBranched = (tx: Tx, branches: { row: BranchRow }[]) =>
-  tx.receivingInstitution.updateMany({ where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] }, hasBranches: false }, data: { hasBranches: true } });
+/** has_branches follows the rows: set where branches arrived, cleared where a moved branch left none. */
+async function markBranched(tx: Tx, branches: { row: BranchRow }[]) {
+  if (!branches.length) return;
+  await tx.receivingInstitution.updateMany({ where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] }, hasBranches: false }, data: { hasBranches: true } });
+  await tx.receivingInstitution.updateMany({ where: { hasBranches: true, branches: { none: {} } }, data: { hasBranches: false } });
+}
 
 const institutionData = ({ row: r }: { row: InstitutionRow }) => ({
   id: r.id, name: r.name, nameKey: searchKey(r.name), type: r.type, countryCode: r.country,
