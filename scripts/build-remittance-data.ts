@@ -92,17 +92,8 @@ interface PackageSelections {
   };
 }
 
-interface HandCuratedRow {
-  id: string;
-  name: string;
-  type: InstitutionType;
-  country: string;
-  bic: string | null;
-  local_code: string | null;
-  local_code_type: string | null;
-  status: Status;
-  source: string;
-}
+/** A hand-curated institution: the shipped shape without the derived has_branches. */
+type HandCuratedRow = Omit<Institution, 'has_branches'>;
 
 interface BicOverride {
   institution_id: string;
