@@ -44,6 +44,9 @@ function scopeOf(ext: Record<string, unknown> | undefined | null) {
   return scopes?.scope ?? "required";
 }
 
+/** The builder's type parameters, for helpers that take Pothos field builders. */
+export type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 builder.queryType({});
 builder.mutationType({});
 

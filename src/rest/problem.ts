@@ -1,5 +1,6 @@
 /** Errors on HTTP: RFC 9457 problem+json for REST, GraphQL-shaped JSON for /graphql; one code table. */
 import { Response } from "../server/fetch-api.js";
+import { isGraphQLPath } from "../server/request-state.js";
 import type { GraphQLFormattedError } from "graphql";
 import { toSnake } from "../lib/case.js";
 import { ERROR_CODES, statusOf, type ErrorCode, type FieldError } from "../lib/errors.js";
@@ -45,6 +46,5 @@ export function problemFromGraphQL(errors: readonly GraphQLFormattedError[]): Pr
 
 /** A request-level error in the shape of the path it was sent to. */
 export function errorResponse(request: Request, problem: Problem, requestId: string, headers: Record<string, string> = {}) {
-  const graphql = new URL(request.url).pathname.startsWith("/graphql");
-  return graphql ? graphqlErrorResponse(problem, requestId, headers) : problemResponse(problem, requestId, headers);
+  return isGraphQLPath(new URL(request.url).pathname) ? graphqlErrorResponse(problem, requestId, headers) : problemResponse(problem, requestId, headers);
 }

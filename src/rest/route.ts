@@ -3,7 +3,7 @@
  * shape its result, and the success status. It holds no business rule; the domain does.
  */
 import { Kind, parse, visit, type DocumentNode } from "graphql";
-import { camelKeys, toSnake } from "../lib/case.js";
+import { camelKeys, toCamel, toSnake } from "../lib/case.js";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -63,7 +63,7 @@ export function queryVariables(req: RestRequest, names: string[]) {
   const out: Record<string, string> = {};
   for (const name of names) {
     const v = req.query.get(name);
-    if (v !== null && v !== "") out[name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
+    if (v !== null && v !== "") out[toCamel(name)] = v;
   }
   return out;
 }

@@ -6,15 +6,13 @@
  * results carry the enums. Nested objects load through Pothos selections (one batched statement per
  * level) and corridor → institutions through a per-request DataLoader.
  */
-import { queryFromInfo } from "@pothos/plugin-prisma";
 import DataLoader from "dataloader";
-import type { GraphQLResolveInfo } from "graphql";
 import { ReceivingInstitutionType, ReferenceStatus } from "../../../generated/prisma/enums.js";
 import type { ReceivingInstitution } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { builder } from "../../graphql/builder.js";
-import { offsetConnection, type PageArgs } from "../../graphql/paging.js";
+import { listResolver, withTotalCount, type Found } from "../../graphql/paging.js";
 import { arg, parseArgs, USER_TYPES, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 // the operator's mutations live in their own file, split only for length
 import "./remittance.admin.schema.js";
@@ -131,21 +129,9 @@ const Branch = builder.prismaObject("Branch", {
 
 // ── queries ──
 
-type Found = { count: () => Promise<number>; page: (window: { offset: number; limit: number }) => Promise<unknown[]> };
-/**
- * A connection resolver: the service's count and page, with Pothos's selection for the nodes. The
- * `never` casts stand for Pothos's per-field resolver and selection types, which one shared helper cannot name.
- */
+/** The lookups read global reference data: the services take the database, not the tenant. */
 const connection = <A>(typeName: string, find: (db: Db, args: A, query: never) => Found) =>
-  (_root: unknown, args: A & PageArgs, ctx: RequestContext, info: GraphQLResolveInfo) => {
-    const found = find(ctx.db, args, queryFromInfo({ context: ctx, info, path: ["edges", "node"], typeName }) as never);
-    return offsetConnection(args, found.count, found.page) as never;
-  };
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-/** offsetConnection adds totalCount to every connection (SPEC 9.1's total_records) */
-const totalCount = (name: string) => ({
-  name, fields: (c: PothosSchemaTypes.ObjectFieldBuilder<Types, object>) => ({ totalCount: c.int({ resolve: (conn) => (conn as { totalCount: number }).totalCount }) }),
-});
+  listResolver<A>(typeName, (ctx, args, query) => find(ctx.db, args, query));
 const lookups = { scope: "lookups:read" };
 const TYPES = "BANK | MOBILE_WALLET | CASH_PICKUP | CARDS, any case, `-` or `_`";
 const COUNTRY = "alpha-2, alpha-3 or English name, any case";
@@ -160,7 +146,7 @@ builder.queryFields((t) => ({
       receivingInstitutionType: t.arg.string({ description: TYPES }), userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
     },
     resolve: connection("Country", findCountries),
-  }, totalCount("CountryConnection")),
+  }, withTotalCount("CountryConnection")),
   currencies: t.connection({
     type: Currency, authScopes: lookups,
     args: {
@@ -168,7 +154,7 @@ builder.queryFields((t) => ({
       status: t.arg.string({ description: STATUS }), sort: t.arg.string({ description: "code | name | -code | -name" }),
     },
     resolve: connection("Currency", findCurrencies),
-  }, totalCount("CurrencyConnection")),
+  }, withTotalCount("CurrencyConnection")),
   corridors: t.connection({
     type: Corridor, authScopes: lookups,
     args: {
@@ -177,7 +163,7 @@ builder.queryFields((t) => ({
       userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
     },
     resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) => findCorridors(db, { ...args, id: args.id == null ? null : String(args.id) }, query)),
-  }, totalCount("CorridorConnection")),
+  }, withTotalCount("CorridorConnection")),
   corridor: t.prismaField({
     type: "Corridor", authScopes: lookups, args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getCorridor(ctx.db, String(id), query),
@@ -190,7 +176,7 @@ builder.queryFields((t) => ({
       sortFields: t.arg.string({ description: "name" }), sortOrder: t.arg.string({ description: SORT_ORDER }),
     },
     resolve: connection("ReceivingInstitution", findInstitutions),
-  }, totalCount("ReceivingInstitutionConnection")),
+  }, withTotalCount("ReceivingInstitutionConnection")),
   branches: t.connection({
     type: Branch, authScopes: lookups, description: "Branches of one institution; NOT_FOUND when it does not exist (or has another type)",
     args: {
@@ -200,5 +186,5 @@ builder.queryFields((t) => ({
       sortFields: t.arg.string({ description: "name | code | city" }), sortOrder: t.arg.string({ description: SORT_ORDER }),
     },
     resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) => findBranches(db, { ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query)),
-  }, totalCount("BranchConnection")),
+  }, withTotalCount("BranchConnection")),
 }));

@@ -1,10 +1,9 @@
 /** GraphQL for users: the User type, user(id), users (connection), createUser, updateUser. */
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
-import { builder } from "../../graphql/builder.js";
-import { offsetConnection } from "../../graphql/paging.js";
-import { queryFromInfo } from "@pothos/plugin-prisma";
+import { builder, type SchemaTypes } from "../../graphql/builder.js";
+import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { etagOf, maskTail, requirementsOf, type Address } from "./users.rules.js";
-import { countUsers, createUser, getUser, listUsers, updateUser } from "./users.service.js";
+import { countUsers, createUser, getUser, listUsers, updateUser, type UserFilters } from "./users.service.js";
 
 const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
 builder.enumType(KycStatus, { name: "KycStatus" });
@@ -78,8 +77,7 @@ const AddressInput = builder.inputType("AddressInput", {
   }),
 });
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-const userFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
+const userFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, "InputObject">) => ({
   externalId: t.string(), email: t.string(), phoneNumber: t.string({ description: "E.164, e.g. +6591234567" }),
   firstName: t.string(), middleName: t.string(), lastName: t.string(),
   dateOfBirth: t.field({ type: "Date" }), nationality: t.string(), countryOfResidence: t.string(),
@@ -107,11 +105,11 @@ builder.queryFields((t) => ({
   users: t.connection({
     type: User, authScopes: { scope: "users:read" },
     args: { email: t.arg.string(), externalId: t.arg.string(), status: t.arg({ type: UserStatusEnum }) },
-    resolve: (_root, args, ctx, info) => {
-      const query = queryFromInfo({ context: ctx, info, path: ["edges", "node"], typeName: "User" });
-      return offsetConnection(args, () => countUsers(ctx, args), (window) => listUsers(ctx, args, window, query));
-    },
-  }, { name: "UserConnection", fields: (c) => ({ totalCount: c.int({ resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }) }),
+    resolve: listResolver<UserFilters>("User", (ctx, args, query) => ({
+      count: () => countUsers(ctx, args),
+      page: (window) => listUsers(ctx, args, window, query),
+    })),
+  }, withTotalCount("UserConnection")),
 }));
 
 builder.mutationFields((t) => ({
