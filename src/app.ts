@@ -33,15 +33,13 @@ export async function buildApp(config: Config) {
   const applied = await database.migrate();
   if (applied.length) logger.info({ applied }, "migrations applied");
   if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
-  const redis = config.redisUrl ? createRedis(config.redisUrl) : null;
-  // Redis pub/sub needs a connection of its own for subscribing
-  const subscriber = redis?.duplicate() ?? null;
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
-    events: createEventBus(redis && subscriber ? { publish: redis, subscribe: subscriber } : null),
+    events: createEventBus(redis?.pubsub),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(routes);
@@ -52,8 +50,9 @@ export async function buildApp(config: Config) {
   const metrics = createMetrics();
   const sharedCache = createSharedCache(services.events);
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
-  const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.ping(); } }] : [])];
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis, sharedCache });
+  await redis?.ready(); // the subscriptions above are in place before the first request
+  const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis: redis?.client ?? null, sharedCache });
 
   let server: Server | null = null;
   let inFlight = 0;
@@ -84,7 +83,6 @@ export async function buildApp(config: Config) {
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();
-      subscriber?.disconnect();
       await database.close();
     },
   };

@@ -151,3 +151,22 @@ describe("rate limit", () => {
     expect((await t.gql(a, "{ __typename }")).status).toBe(429);
   });
 });
+
+describe("with Redis unreachable", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp("pglite", { REDIS_URL: "redis://127.0.0.1:1", RATE_LIMIT_PER_MINUTE: "5" }); });
+  afterAll(() => t?.stop());
+
+  it("keeps serving (rate limit fails open, events are dropped with a warning) and reports not ready", async () => {
+    const key = (await t.createClient("Outage")).key;
+    const user = await t.rest("POST", "/v2/users", { key, body: { first_name: "Red", last_name: "Is", email: "down@example.com" } });
+    expect(user.status).toBe(201);
+    // a status change publishes user.status.updated to the (unreachable) bus
+    expect((await t.rest("PUT", `/v2/users/${user.body.user_id}`, { key, body: { status: "CLOSED" } })).status).toBe(200);
+    for (let i = 0; i < 6; i++) expect((await t.rest("GET", "/v2/users", { key })).status).toBe(200);
+    expect((await t.rest("GET", "/healthz")).status).toBe(200);
+    const ready = await t.rest("GET", "/readyz");
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toEqual({ database: "ok", redis: "unavailable" });
+  });
+});

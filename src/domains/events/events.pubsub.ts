@@ -6,7 +6,6 @@
  */
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
-import type { Redis } from "ioredis";
 
 export type UserStatusEvent = { userId: string; status: string; previousStatus: string };
 
@@ -18,7 +17,11 @@ export type Topics = {
   "reference.updated": [event: { kind: string; id: string }];
 };
 
-export function createEventBus(redis?: { publish: Redis; subscribe: Redis } | null) {
-  return createPubSub<Topics>(redis ? { eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }) } : undefined);
+type RedisTarget = Parameters<typeof createRedisEventTarget>[0];
+
+/** `redis`: the publish and subscribe sides (lib/redis.ts), which log their failures rather than throw. */
+export function createEventBus(redis?: { publish: object; subscribe: object } | null) {
+  const eventTarget = redis && createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe } as RedisTarget);
+  return createPubSub<Topics>(eventTarget ? { eventTarget } : undefined);
 }
 export type EventBus = ReturnType<typeof createEventBus>;

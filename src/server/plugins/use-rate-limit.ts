@@ -31,6 +31,7 @@ function memoryCounter(): Count {
 }
 
 const redisCounter = (redis: Redis): Count => async (bucket, windowMs) => {
+  if (redis.status !== "ready") throw new Error("redis not connected"); // do not queue a request behind reconnects
   const key = `og:rl:${bucket}`;
   const [[, n]] = (await redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[null, number]];
   return n;
@@ -45,7 +46,9 @@ export function useRateLimit({ limit, windowMs = 60_000, redis = null }: RateLim
       // client keys only: the operator key belongs to the platform's own tooling
       if (!limit || principal?.kind !== "client") return;
       const window = Math.floor(Date.now() / windowMs);
-      const used = await count(`${window}|${principal.keyId}`, windowMs);
+      // without its counter store (Redis down) the limit fails open: availability over throttling
+      const used = await count(`${window}|${principal.keyId}`, windowMs).catch(() => 0);
+      if (!used) return;
       const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
       const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - used)), "ratelimit-reset": String(reset) };
       if (used <= limit) { headersOf.set(request, headers); return; }
