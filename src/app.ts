@@ -42,7 +42,7 @@ export async function buildApp(config: Config) {
     events: createEventBus(redis?.pubsub),
   };
   const demo = await bootstrapDemo(config, database, services);
-  const table = compileRoutes(routes);
+  const table = compileRoutes(schema, routes);
   for (const route of table) {
     const errors = validate(schema, route.operation);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);

@@ -19,5 +19,5 @@ describe("drift", () => {
     } finally {
       await pglite.close();
     }
-  });
+  }, 120_000); // the WASM schema engine is CPU-bound: on a busy 2-core runner it has taken over 30 s
 });

@@ -4,7 +4,7 @@ import { createClient as createWsClient } from "graphql-ws";
 import { getIntrospectionQuery, GraphQLError } from "graphql";
 import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
-import { problemReply } from "../src/rest/problem.js";
+import { problemFromGraphQL, problemReply } from "../src/rest/problem.js";
 import { routes } from "../src/rest/routes.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
@@ -97,12 +97,30 @@ describe("server", () => {
   it("turns every code in the error table into problem+json with its status and title, and documents it", async () => {
     const documented = (await t.rest("GET", "/openapi.json")).body.components.schemas.Problem.properties.code.enum;
     for (const [code, { status, title }] of Object.entries(ERROR_CODES)) {
-      const reply = problemReply({ code, detail: "d", fields: [{ field: "residentialAddress.postalCode", code: "invalid", message: "m" }] }, "rid");
+      const reply = problemReply({ code, detail: "d", fields: [{ field: "residential_address.postal_code", code: "invalid", message: "m" }] }, "rid");
       expect(reply.status, code).toBe(status);
       expect(reply.headers["content-type"]).toBe("application/problem+json");
       expect(JSON.parse(reply.text)).toMatchObject({ code, status, title, detail: "d", request_id: "rid", errors: [{ field: "residential_address.postal_code" }] });
       expect(documented).toContain(code);
     }
+  });
+
+  it("renames a domain error's camelCase fields to REST names, and never shows a graphql-js message", () => {
+    const known = new Set(["residentialAddress", "postalCode", "destinationCountryCode", "phoneNumber"]);
+    const problem = problemFromGraphQL([{
+      message: "2 fields are not valid: residentialAddress.postalCode, destinationCountryCode.1.",
+      extensions: { code: "VALIDATION_FAILED", fields: [
+        { field: "residentialAddress.postalCode", code: "invalid", message: "residentialAddress.postalCode must be 1 to 20 characters." },
+        { field: "destinationCountryCode.1", code: "invalid", message: "email or phoneNumber is required." },
+      ] },
+    }], known);
+    expect(problem.detail).toBe("2 fields are not valid: residential_address.postal_code, destination_country_code[1].");
+    expect(problem.fields).toEqual([
+      { field: "residential_address.postal_code", code: "invalid", message: "residential_address.postal_code must be 1 to 20 characters." },
+      { field: "destination_country_code[1]", code: "invalid", message: "email or phone_number is required." },
+    ]);
+    const leaked = problemFromGraphQL([{ message: 'Variable "$input" got invalid value 1 at "input.firstName"; String cannot represent a non string value: 1' }], known);
+    expect(leaked.detail).not.toMatch(/\$input|String|firstName/);
   });
 
   it("describes every REST route in /openapi.json", async () => {

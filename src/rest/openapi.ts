@@ -2,6 +2,9 @@
 import { ERROR_CODES } from "../lib/errors.js";
 import type { Route } from "./route.js";
 
+/** The REST API's version, as /openapi.json and `GET /` report it. */
+export const API_VERSION = "2.0.0";
+
 export function buildOpenApi(routes: Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -22,7 +25,7 @@ export function buildOpenApi(routes: Route[]) {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Onboarding Gateway REST shim", version: "2.0.0", description: "Every route runs a GraphQL operation of /graphql." },
+    info: { title: "Onboarding Gateway REST shim", version: API_VERSION, description: "Every route runs a GraphQL operation of /graphql." },
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" }, basic: { type: "http", scheme: "basic", description: "API key as user name, empty password" } },

@@ -4,11 +4,10 @@ import { isGraphQLPath } from "../server/request-state.js";
 import type { GraphQLFormattedError } from "graphql";
 import { toSnake } from "../lib/case.js";
 import { ERROR_CODES, statusOf, type ErrorCode, type FieldError } from "../lib/errors.js";
+import { restPath, restText } from "./rest-names.js";
 
+/** A failure as the caller will read it; `fields` and `detail` already use the transport's names. */
 export type Problem = { code: string; detail: string; fields?: FieldError[]; meta?: Record<string, unknown> };
-
-/** `residentialAddress.postalCode` → `residential_address.postal_code` */
-const restField = (field: string) => field.split(".").map(toSnake).join(".");
 
 export function problemResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const reply = problemReply(problem, requestId, headers);
@@ -21,7 +20,7 @@ export function problemReply(problem: Problem, requestId: string, headers: Recor
   const body = {
     type: `https://docs.onboarding-gateway.dev/errors/${problem.code.toLowerCase().replaceAll("_", "-")}`,
     title, status, detail: problem.detail, code: problem.code, request_id: requestId, timestamp: new Date().toISOString(),
-    ...(problem.fields?.length ? { errors: problem.fields.map((f) => ({ ...f, field: restField(f.field) })) } : {}),
+    ...(problem.fields?.length ? { errors: problem.fields } : {}),
     ...snakeMeta(problem.meta),
   };
   return { status, headers: { "content-type": "application/problem+json", ...headers }, text: JSON.stringify(body) };
@@ -35,14 +34,23 @@ export function graphqlErrorResponse(problem: Problem, requestId: string, header
   return new Response(JSON.stringify(body), { status: statusOf(problem.code), headers: { "content-type": "application/json", ...headers } });
 }
 
-/** The first GraphQL error decides the problem; GraphQL's own input errors are VALIDATION_FAILED. */
-export function problemFromGraphQL(errors: readonly GraphQLFormattedError[]): Problem {
+/**
+ * The first GraphQL error decides the problem; GraphQL's own input errors are VALIDATION_FAILED.
+ * Domain messages name fields in GraphQL's camelCase: for REST they are renamed here (`known` is
+ * the schema's field and argument names), and a graphql-js message, which would name variables and
+ * types, is never shown as it is (the shim's input check makes one unlikely; this is the backstop).
+ */
+export function problemFromGraphQL(errors: readonly GraphQLFormattedError[], known: ReadonlySet<string>): Problem {
   const first = errors[0];
   const ext = (first.extensions ?? {}) as { code?: string; fields?: FieldError[] } & Record<string, unknown>;
-  const { code = "VALIDATION_FAILED", fields, http: _http, errorId, ...meta } = ext;
-  const allFields = errors.flatMap((e) => ((e.extensions?.fields as FieldError[] | undefined) ?? []));
-  return { code: code in ERROR_CODES ? code : "INTERNAL", detail: first.message, fields: allFields.length ? allFields : fields, meta: errorId ? { errorId, ...meta } : meta };
+  const { code = "VALIDATION_FAILED", fields: _fields, http: _http, errorId, ...meta } = ext;
+  const rest = (text: string) => (GRAPHQL_WORDING.test(text) ? "The request is not valid for this route." : restText(text, known));
+  const fields = errors.flatMap((e) => ((e.extensions?.fields as FieldError[] | undefined) ?? []))
+    .map((f) => ({ ...f, field: restPath(f.field), message: rest(f.message) }));
+  return { code: code in ERROR_CODES ? code : "INTERNAL", detail: rest(first.message), fields: fields.length ? fields : undefined, meta: errorId ? { errorId, ...meta } : meta };
 }
+
+const GRAPHQL_WORDING = /Variable "\$|cannot represent|Cannot query field|Unknown argument|\b(?:input type|enum) "|defined by type|Syntax Error/;
 
 /** A request-level error in the shape of the path it was sent to. */
 export function errorResponse(request: Request, problem: Problem, requestId: string, headers: Record<string, string> = {}) {

@@ -3,13 +3,17 @@
  * shape its result, and the success status. It holds no business rule; the domain does.
  */
 import { Kind, parse, visit, type DocumentNode } from "graphql";
-import { camelKeys, toCamel, toSnake } from "../lib/case.js";
+import { toCamel, toSnake } from "../lib/case.js";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
+/** What a route's `variables` sees: inputs already read against the operation's types (rest-input.ts). */
 export type RestRequest = {
+  /** path parameters, percent-decoded */
   params: Record<string, string>;
-  query: URLSearchParams;
+  /** the route's query parameters, typed, under their GraphQL (camelCase) names */
+  query: Record<string, unknown>;
+  /** the body as the GraphQL input object (camelCase), unknown fields already refused */
   body: Record<string, unknown>;
   headers: Headers;
 };
@@ -55,15 +59,12 @@ export function restOperation(source: string): DocumentNode {
   });
 }
 
-/** The JSON body as GraphQL input: snake_case keys → camelCase, path parameters merged in. */
-export const bodyInput = (req: RestRequest, extra: Record<string, unknown> = {}) => ({ ...(camelKeys(req.body) as object), ...extra });
+/** The body as the operation's `input`, with what the route takes from the path or headers merged in. */
+export const bodyInput = (req: RestRequest, extra: Record<string, unknown> = {}) => ({ ...req.body, ...extra });
 
-/** Query parameters named here become variables (snake_case → camelCase), empty ones dropped. */
+/** The named query parameters (snake_case) as variables (camelCase); absent ones are left out. */
 export function queryVariables(req: RestRequest, names: string[]) {
-  const out: Record<string, string> = {};
-  for (const name of names) {
-    const v = req.query.get(name);
-    if (v !== null && v !== "") out[toCamel(name)] = v;
-  }
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (req.query[toCamel(name)] !== undefined) out[toCamel(name)] = req.query[toCamel(name)];
   return out;
 }

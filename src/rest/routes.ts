@@ -2,13 +2,16 @@
 import { clientsRoutes } from "../domains/clients/clients.routes.js";
 import { usersRoutes } from "../domains/users/users.routes.js";
 import { remittanceRoutes } from "../domains/remittance/remittance.routes.js";
+import type { GraphQLSchema } from "graphql";
+import { DomainError } from "../lib/errors.js";
+import { planInput, type InputPlan } from "./rest-input.js";
 import type { Method, Route } from "./route.js";
 
 export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes];
 
-export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number };
+export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 
-function compile(route: Route): CompiledRoute {
+function compile(route: Route, schema: GraphQLSchema): CompiledRoute {
   const paramNames: string[] = [];
   const source = route.path.replace(/\/$/, "").split("/").map((segment) => {
     const m = /^\{(\w+)\}$/.exec(segment);
@@ -16,11 +19,11 @@ function compile(route: Route): CompiledRoute {
     paramNames.push(m[1]);
     return "([^/]+)";
   }).join("/");
-  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames, literalSegments: route.path.split("/").length - paramNames.length };
+  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames, literalSegments: route.path.split("/").length - paramNames.length, input: planInput(schema, route) };
 }
 
-export function compileRoutes(list: Route[] = routes) {
-  const compiled = list.map(compile);
+export function compileRoutes(schema: GraphQLSchema, list: Route[] = routes) {
+  const compiled = list.map((route) => compile(route, schema));
   const seen = new Set<string>();
   for (const r of compiled) {
     const key = `${r.method} ${r.path.replace(/\{\w+\}/g, "{}").replace(/\/$/, "")}`;
@@ -41,5 +44,13 @@ export function matchRoute(table: CompiledRoute[], method: string, pathname: str
   const route = top.find((r) => r.method === method) ?? (method === "HEAD" ? top.find((r) => r.method === "GET") : undefined);
   if (!route) return { allow: [...new Set(top.map((r) => r.method))] };
   const values = route.pattern.exec(pathname)!.slice(1);
-  return { route, params: Object.fromEntries(route.paramNames.map((n, i) => [n, decodeURIComponent(values[i])])) };
+  return { route, params: Object.fromEntries(route.paramNames.map((n, i) => [n, decodePathParam(n, values[i])])) };
+}
+
+/** The one path decoder: broken percent-encoding is the caller's error, named by its parameter. */
+export function decodePathParam(name: string, raw: string) {
+  try { return decodeURIComponent(raw); } catch {
+    const message = `${name} is not valid percent-encoded UTF-8.`;
+    throw new DomainError("VALIDATION_FAILED", message, [{ field: name, code: "malformed_text", message }]);
+  }
 }

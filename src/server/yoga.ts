@@ -21,6 +21,8 @@ import { useRateLimit } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
 import { stateOf } from "./request-state.js";
+import { withErrorBoundary } from "./unexpected-error.js";
+import { API_VERSION } from "../rest/openapi.js";
 
 export type YogaDeps = {
   config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
@@ -34,6 +36,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),
+    usePublicDocument("/", apiIndex(config)),
     // a body too large is refused before anything reads it
     useBodyLimit(config.maxBodyBytes),
     useAuthentication({ auth: services.auth }),
@@ -42,7 +45,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
-    useRestShim({ table, maxBodyBytes: config.maxBodyBytes, cache: sharedCache }),
+    useRestShim({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
       maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },
@@ -76,14 +79,25 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
       const state = initial.principal ? { principal: initial.principal, requestId: initial.requestId ?? "" } : stateOf(initial.request!);
       return { ...services, principal: state.principal!, requestId: state.requestId };
     },
-    plugins,
+    // every plugin behind one boundary: whatever one of them throws is answered without a stack
+    plugins: plugins.map((plugin) => withErrorBoundary(plugin, services.logger)),
   });
 }
 
 function usePublicDocument(path: string, document: unknown): Plugin {
   const text = JSON.stringify(document);
-  return { onRequest({ url, endResponse }) { if (url.pathname === path) endResponse(new Response(text, { headers: { "content-type": "application/json" } })); } };
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname === path && (request.method === "GET" || request.method === "HEAD")) endResponse(new Response(text, { headers: { "content-type": "application/json" } }));
+    },
+  };
 }
+
+/** `GET /`: where a newcomer starts, answered without a key. */
+const apiIndex = (config: Config) => ({
+  name: "Onboarding Gateway", version: API_VERSION,
+  links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
+});
 
 function useBodyLimit(maxBytes: number): Plugin {
   return {

@@ -80,7 +80,7 @@ describe.each(backends)("remittance lookups on %s", (backend) => {
       ["/users/wallets/payouts/remittances/corridors/PH/institutions/BANK?sort_order=UP", "sort_order"],
       ["/users/wallets/payouts/remittances/corridors/PH/institutions/BANK?sort_fields=bic", "sort_fields"],
       ["/users/wallets/payouts/remittances/corridors/Atlantis/institutions/BANK", "receiving_country"],
-      ["/payouts/remittances/utilities/countries?destination_country_code=PH,XX", "destination_country_code.1"],
+      ["/payouts/remittances/utilities/countries?destination_country_code=PH,XX", "destination_country_code[1]"],
       ["/payouts/remittances/utilities/countries?user_type=ROBOT", "user_type"],
       ["/users/wallets/payouts/remittances/BANK/branches/in-sbin?page=0", "page"],
     ];

@@ -1,25 +1,20 @@
 /**
- * PostgreSQL text cannot hold U+0000, so a NUL anywhere in an operation's input (variables, or
- * string literals in the document) would end as a database error. It is refused here, once, for
- * every transport, as VALIDATION_FAILED naming the variable.
+ * What no operation's input may carry (lib/json-guard.ts: NUL, which PostgreSQL text cannot hold;
+ * lone surrogates, which no UTF-8 encoder can write; nesting past any real payload) is refused
+ * here, once, for every transport (REST runs through this envelop too), as VALIDATION_FAILED
+ * naming the field, before any resolver or database sees it.
  */
 import { GraphQLError, visit, type DocumentNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
-
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
-  if (Array.isArray(value)) { for (let i = 0; i < value.length; i++) { const p = nulPath(value[i], `${path}.${i}`); if (p) return p; } return null; }
-  if (value && typeof value === "object") { for (const [k, v] of Object.entries(value)) { const p = nulPath(v, path ? `${path}.${k}` : k); if (p) return p; } }
-  return null;
-}
+import { describeJsonProblem, inspectJson } from "../../lib/json-guard.js";
 
 // documents are parsed once and reused (yoga's cache, the shim's route table): look at each once
 const checked = new WeakMap<DocumentNode, boolean>();
-function documentHasNul(document: DocumentNode) {
+function documentHasBadText(document: DocumentNode) {
   let found = checked.get(document);
   if (found === undefined) {
     found = false;
-    visit(document, { StringValue(node) { if (node.value.includes("\u0000")) found = true; } });
+    visit(document, { StringValue(node) { if (inspectJson(node.value)) found = true; } });
     checked.set(document, found);
   }
   return found;
@@ -28,13 +23,12 @@ function documentHasNul(document: DocumentNode) {
 export function useInputGuard(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const field = nulPath(args.variableValues ?? {}, "") ?? (documentHasNul(args.document) ? "query" : null);
-      if (!field) return;
-      const name = field.startsWith("input.") ? field.slice("input.".length) : field;
+      const problem = inspectJson(args.variableValues ?? {}) ?? (documentHasBadText(args.document) ? { path: "query", kind: "invalid_character" as const } : null);
+      if (!problem) return;
+      const field = problem.path.startsWith("input.") ? problem.path.slice("input.".length) : problem.path;
+      const message = describeJsonProblem(problem, field);
       setResultAndStopExecution({
-        errors: [new GraphQLError(`${name} contains a NUL character, which is not allowed.`, {
-          extensions: { code: "VALIDATION_FAILED", fields: [{ field: name, code: "invalid_character", message: "NUL characters are not allowed." }] },
-        })],
+        errors: [new GraphQLError(message, { extensions: { code: "VALIDATION_FAILED", fields: [{ field, code: problem.kind, message }] } })],
       });
     },
   };

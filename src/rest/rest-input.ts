@@ -1,0 +1,169 @@
+/**
+ * A REST request's inputs, read against the GraphQL types of the route's operation: body fields and
+ * query parameters by their REST (snake_case) names, each checked for its JSON type, enum value or
+ * scalar, every problem collected and named the REST way (`residential_address.postal_code`,
+ * `destination_country_code[1]`). Unknown names are refused (camelCase spellings included), so
+ * what reaches GraphQL always coerces and no GraphQL variable, type or enum name can reach a
+ * REST caller. Walks follow the type, never the input, so depth is bounded by the schema.
+ * Plans are made once per route at start; requests only walk them.
+ */
+import {
+  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType, isNonNullType,
+  typeFromAST, type GraphQLEnumType, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLScalarType, type GraphQLSchema,
+  Kind,
+} from "graphql";
+import { toCamel, toSnake } from "../lib/case.js";
+import { invalid, type FieldError } from "../lib/errors.js";
+import type { Route } from "./route.js";
+
+export type InputPlan = {
+  /** the variable the body fills, and the fields of it the route fills from the path or headers */
+  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string> } | null;
+  /** REST query parameter → its variable's type */
+  query: ReadonlyMap<string, GraphQLInputType>;
+};
+
+export const PAGING_PARAMS = ["page", "records_per_page"];
+
+export function planInput(schema: GraphQLSchema, route: Route): InputPlan {
+  const operation = route.operation.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const types = new Map((operation?.variableDefinitions ?? []).map((d) => [d.variable.name.value, typeFromAST(schema, d.type as never) as GraphQLInputType]));
+  let body: InputPlan["body"] = null;
+  if (route.method === "POST" || route.method === "PUT") {
+    const entry = [...types].find(([name, t]) => name === "input" && isInputObjectType(unwrap(t)));
+    if (entry) body = { variable: entry[0], type: unwrap(entry[1]) as GraphQLInputObjectType, fromRoute: filledByRoute(route, entry[0]) };
+  }
+  const query = new Map((route.queryParams ?? []).map((name) => [name, types.get(toCamel(name)) ?? GraphQLString] as const));
+  return { body, query };
+}
+
+/** The input fields a route sets itself (path ids, If-Match): asked of the route with nothing sent. */
+function filledByRoute(route: Route, variable: string) {
+  const params = Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], "x"]));
+  const probe = route.variables({ params, query: {}, body: {}, headers: new Headers() })[variable];
+  return new Set(probe && typeof probe === "object" ? Object.keys(probe) : []);
+}
+
+const unwrap = (type: GraphQLInputType): GraphQLInputType => (isNonNullType(type) ? unwrap(type.ofType) : type);
+
+type Walk = { errors: FieldError[]; loose: boolean };
+
+/** The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field. */
+export function readBodyInput(plan: InputPlan, body: Record<string, unknown>, form: boolean) {
+  const walk: Walk = { errors: [], loose: form };
+  const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute) : noBody(body, walk);
+  if (walk.errors.length) throw invalid(walk.errors);
+  return value as Record<string, unknown>;
+}
+
+function noBody(body: Record<string, unknown>, walk: Walk) {
+  for (const key of Object.keys(body)) unknownField(walk, key, [], []);
+  return {};
+}
+
+/** Query parameters as typed variables (camelCase); unknown ones are refused, naming what is taken. */
+export function readQueryInput(plan: InputPlan, query: URLSearchParams, list: boolean) {
+  const walk: Walk = { errors: [], loose: true };
+  const out: Record<string, unknown> = {};
+  const taken = [...plan.query.keys(), ...(list ? PAGING_PARAMS : [])];
+  for (const name of new Set(query.keys())) {
+    const type = plan.query.get(name);
+    if (!type) {
+      if (!taken.includes(name)) unknownField(walk, name, taken, [], "query parameter");
+      continue;
+    }
+    const values = query.getAll(name).filter((v) => v !== "");
+    if (!values.length) continue;
+    const itemType = unwrap(type);
+    if (isListType(itemType)) out[toCamel(name)] = value(values.flatMap((v) => v.split(",").map((s) => s.trim()).filter(Boolean)), type, name, walk);
+    else if (values.length > 1) fail(walk, name, `${name} may be given only once.`);
+    else out[toCamel(name)] = value(values[0], type, name, walk);
+  }
+  if (walk.errors.length) throw invalid(walk.errors);
+  return out;
+}
+
+function value(raw: unknown, type: GraphQLInputType, path: string, walk: Walk): unknown {
+  if (isNonNullType(type)) {
+    if (raw === null || raw === undefined) return fail(walk, path, `${path} is required.`, "required");
+    return value(raw, type.ofType, path, walk);
+  }
+  if (raw === null) return null;
+  if (isListType(type)) {
+    if (!Array.isArray(raw)) return fail(walk, path, `${path} must be a list.`);
+    return raw.map((item, i) => value(item, type.ofType, `${path}[${i}]`, walk));
+  }
+  if (isInputObjectType(type)) return objectValue(raw, type, `${path}.`, walk);
+  if (isEnumType(type)) return enumValue(raw, type, path, walk);
+  return scalarValue(raw, type as GraphQLScalarType, path, walk);
+}
+
+function objectValue(raw: unknown, type: GraphQLInputObjectType, prefix: string, walk: Walk, fromRoute: ReadonlySet<string> = new Set()) {
+  const where = prefix.replace(/\.$/, "") || "body";
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return fail(walk, where, `${where} must be an object.`);
+  const fields = type.getFields();
+  const names = new Map(Object.keys(fields).filter((f) => !fromRoute.has(f)).map((f) => [toSnake(f), f]));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(raw)) {
+    const field = names.get(key);
+    if (!field) { unknownField(walk, key, [...names.keys()], [...fromRoute].map(toSnake), "field", prefix); continue; }
+    out[field] = value(item, fields[field].type, `${prefix}${key}`, walk);
+  }
+  for (const [rest, field] of names)
+    if (isNonNullType(fields[field].type) && !(field in out) && fields[field].defaultValue === undefined) fail(walk, `${prefix}${rest}`, `${prefix}${rest} is required.`, "required");
+  return out;
+}
+
+function unknownField(walk: Walk, key: string, taken: string[], fromRoute: string[], what = "field", prefix = "") {
+  const path = `${prefix}${key}`;
+  const snake = toSnake(key);
+  const hint = fromRoute.includes(snake) ? ` It is taken from the path or headers, not the body.`
+    : snake !== key && taken.includes(snake) ? ` Did you mean ${snake}? Field names are snake_case.`
+    : taken.length ? ` Known ${what}s: ${taken.join(", ")}.` : "";
+  fail(walk, path, `${path} is not a known ${what}.${hint}`, "unknown_parameter");
+}
+
+function enumValue(raw: unknown, type: GraphQLEnumType, path: string, walk: Walk) {
+  const values = type.getValues().map((v) => v.name);
+  const wanted = typeof raw === "string" ? raw.trim().toUpperCase().replaceAll("-", "_") : null;
+  const found = values.find((v) => v === wanted);
+  if (found) return found;
+  // list the allowed values the way this caller writes them
+  const lower = typeof raw === "string" && raw === raw.toLowerCase();
+  return fail(walk, path, `${path} must be one of ${values.map((v) => (lower ? v.toLowerCase() : v)).join(", ")}.`);
+}
+
+const BUILT_IN: Record<string, (raw: unknown, loose: boolean) => unknown> = {
+  [GraphQLString.name]: (raw) => (typeof raw === "string" ? raw : undefined),
+  [GraphQLID.name]: (raw) => (typeof raw === "string" ? raw : Number.isInteger(raw) ? String(raw) : undefined),
+  [GraphQLInt.name]: (raw, loose) => {
+    const n = loose && typeof raw === "string" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    return Number.isInteger(n) && Math.abs(n as number) <= 2 ** 31 - 1 ? n : undefined;
+  },
+  [GraphQLFloat.name]: (raw, loose) => {
+    const n = loose && typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  },
+  [GraphQLBoolean.name]: (raw, loose) => (typeof raw === "boolean" ? raw : loose && (raw === "true" || raw === "false") ? raw === "true" : undefined),
+};
+const KIND: Record<string, string> = { String: "a string", ID: "a string", Int: "a whole number", Float: "a number", Boolean: "true or false" };
+
+function scalarValue(raw: unknown, type: GraphQLScalarType, path: string, walk: Walk) {
+  const builtIn = BUILT_IN[type.name];
+  if (builtIn) {
+    const out = builtIn(raw, walk.loose);
+    return out === undefined ? fail(walk, path, `${path} must be ${KIND[type.name]}.`) : out;
+  }
+  // a custom scalar judges its own values; from a form or query string, a number may come as text
+  const candidates = walk.loose && typeof raw === "string" && /^-?\d+(\.\d+)?$/.test(raw) ? [raw, Number(raw)] : [raw];
+  let message = "is not valid";
+  for (const candidate of candidates) {
+    try { type.parseValue(candidate); return candidate; } catch (error) { message = (error as Error).message; }
+  }
+  return fail(walk, path, `${path} ${message.replace(/\.?$/, ".")}`);
+}
+
+function fail(walk: Walk, field: string, message: string, code = "invalid"): undefined {
+  walk.errors.push({ field, code, message });
+  return undefined;
+}
