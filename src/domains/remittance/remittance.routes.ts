@@ -21,6 +21,9 @@ export const LOOKUP_FIELDS = {
   branch: "id code name city address",
 };
 
+/** every list sorts by sort_fields + sort_order (SPEC 9, the vendor's names) */
+const SORT = { sort_fields: "String", sort_order: "String" };
+
 type Lookup = {
   path: string; summary: string; field: string; nodes: string;
   /** query parameters (snake_case) → GraphQL variable types; the variable is the camelCase name */
@@ -48,30 +51,30 @@ export const remittanceRoutes: Route[] = [
   list({
     path: "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}",
     summary: "Receiving institutions of a country and institution type", field: "receivingInstitutions", nodes: LOOKUP_FIELDS.institution,
-    query: { name: "String", status: "String", sort_fields: "String", sort_order: "String" },
+    query: { name: "String", status: "String", ...SORT },
     params: { receiving_country: ["receivingCountry", "String"], receiving_institution_type: ["receivingInstitutionType", "String"] },
   }),
   list({
     path: "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}",
     summary: "Branches of a receiving institution", field: "branches", nodes: LOOKUP_FIELDS.branch,
-    query: { name: "String", search: "String", city: "String", sort_fields: "String", sort_order: "String" },
+    query: { name: "String", search: "String", city: "String", ...SORT },
     params: { receiving_institution_type: ["receivingInstitutionType", "String"], receiving_institution_id: ["receivingInstitutionId", "ID!"] },
   }),
   list({
     path: "/payouts/remittances/utilities/countries", summary: "Countries, narrowed to payout destinations by the filters", field: "countries", nodes: LOOKUP_FIELDS.country,
-    query: { destination_country_code: "[String!]", receiving_institution_type: "String", user_type: "String", status: "String" },
+    query: { destination_country_code: "[String!]", receiving_institution_type: "String", user_type: "String", status: "String", ...SORT },
   }),
   list({
     path: "/payouts/remittances/utilities/currencies", summary: "ISO 4217 currencies, searchable by code, name or country", field: "currencies", nodes: LOOKUP_FIELDS.currency,
-    query: { search: "String", status: "String", sort: "String" },
+    query: { search: "String", status: "String", sort: "String", ...SORT },
   }),
   list({
     path: "/users/wallet/payouts/remittances/corridors", summary: "Payout corridors", field: "corridors", nodes: LOOKUP_FIELDS.corridor,
-    query: { id: "ID", receiving_country: "String", receiving_country_code: "String", receiving_currency: "String", receiving_institution_type: "String", user_type: "String", status: "String" },
+    query: { id: "ID", receiving_country: "String", receiving_country_code: "String", receiving_currency: "String", receiving_institution_type: "String", user_type: "String", status: "String", ...SORT },
   }),
   list({
     path: "/users/wallets/payouts/remittances/corridors/{country}/details", summary: "A country's corridors with country and currency details", field: "corridors", nodes: LOOKUP_FIELDS.corridorDetails,
-    query: { receiving_institution_type: "String", receiving_currency: "String", user_type: "String", status: "String" },
+    query: { receiving_institution_type: "String", receiving_currency: "String", user_type: "String", status: "String", ...SORT },
     params: { country: ["receivingCountry", "String"] },
   }),
   {

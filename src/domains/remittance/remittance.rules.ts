@@ -5,6 +5,7 @@
  * Errors name the field in camelCase; the REST shim shows it in snake_case.
  */
 import { toAlpha2 } from "../../lib/countries.js";
+import { oneOf, type Sort } from "../../lib/choices.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 
 export const INSTITUTION_TYPES = ["BANK", "MOBILE_WALLET", "CASH_PICKUP", "CARDS"] as const;
@@ -21,10 +22,7 @@ export const searchKey = (...parts: (string | null | undefined)[]) =>
 const fail = (errors: FieldError[], field: string, message: string, code = "invalid") => { errors.push({ field, code, message }); return undefined; };
 
 /** One enum value, written any case with `-` or `_` (`mobile-wallet` → MOBILE_WALLET). */
-export function enumValue<T extends string>(values: readonly T[], raw: unknown, field: string, errors: FieldError[]): T | undefined {
-  const value = String(raw).trim().toUpperCase().replaceAll("-", "_") as T;
-  return values.includes(value) ? value : fail(errors, field, `${field} must be one of ${values.join(", ")}.`);
-}
+export const enumValue = oneOf;
 
 export const countryCode = (raw: unknown, field: string, errors: FieldError[]) =>
   toAlpha2(String(raw), { allowName: true }) ?? fail(errors, field, `${field} must be an ISO 3166-1 alpha-2 or alpha-3 code or an English country name.`);
@@ -58,19 +56,8 @@ export const arg = {
   currency: (raw: unknown, f: string, e: FieldError[]) => (/^[a-z]{3}$/i.test(String(raw).trim()) ? String(raw).trim().toUpperCase() : fail(e, f, `${f} must be an ISO 4217 code such as PHP.`)),
 };
 
-export type Sort = { field: string; order: "asc" | "desc" };
-
-/** `sort_fields=name&sort_order=DESC` (institutions, branches). */
-export function parseSort(fields: readonly string[], sortFields?: string | null, sortOrder?: string | null): Sort {
-  const errors: FieldError[] = [];
-  const field = sortFields ? enumValue(fields.map((f) => f.toUpperCase()), sortFields, "sortFields", errors)?.toLowerCase() : fields[0];
-  const order = sortOrder ? enumValue(["ASC", "DESC"] as const, sortOrder, "sortOrder", errors)?.toLowerCase() : "asc";
-  if (errors.length) throw invalid(errors);
-  return { field: field!, order: order as Sort["order"] };
-}
-
-/** `sort=code|name|-code|-name` (currencies): a leading `-` means descending. */
-export function parseCurrencySort(sort?: string | null): Sort {
+/** `sort=code|name|-code|-name` (currencies, kept as an alias of sort_fields + sort_order): a leading `-` means descending. */
+export function parseCurrencySort(sort?: string | null): Sort<"code" | "name"> {
   if (!sort) return { field: "code", order: "asc" };
   const desc = sort.trim().startsWith("-");
   const field = sort.trim().replace(/^[-+]/, "").toLowerCase();

@@ -6,17 +6,18 @@
  * results carry the enums. Nested objects load through Pothos selections (one batched statement per
  * level) and corridor → institutions through a per-request DataLoader.
  */
+import type { ArgBuilder } from "@pothos/core";
 import DataLoader from "dataloader";
 import { ReceivingInstitutionType, ReferenceStatus } from "../../../generated/prisma/enums.js";
 import type { ReceivingInstitution } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import type { Db } from "../../db/client.js";
-import { builder } from "../../graphql/builder.js";
+import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount, type Found } from "../../graphql/paging.js";
 import { arg, parseArgs, USER_TYPES, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 // the operator's mutations live in their own file, split only for length
 import "./remittance.admin.schema.js";
-import { findBranches, findCorridors, findCountries, findCurrencies, findInstitutions, getCorridor, institutionsByCorridor } from "./remittance.service.js";
+import { findBranches, findCorridors, findCountries, findCurrencies, findInstitutions, getCorridor, institutionsByCorridor, SORTS } from "./remittance.service.js";
 
 const InstitutionTypeEnum = builder.enumType(ReceivingInstitutionType, { name: "ReceivingInstitutionType" });
 const StatusEnum = builder.enumType(ReferenceStatus, { name: "ReferenceStatus" });
@@ -136,7 +137,10 @@ const lookups = { scope: "lookups:read" };
 const TYPES = "BANK | MOBILE_WALLET | CASH_PICKUP | CARDS, any case, `-` or `_`";
 const COUNTRY = "alpha-2, alpha-3 or English name, any case";
 const STATUS = "ACTIVE | INACTIVE, any case";
-const SORT_ORDER = "ASC | DESC";
+/** sort_fields + sort_order, the same two arguments on every list */
+const sortArgs = (t: { arg: ArgBuilder<SchemaTypes> }, list: keyof typeof SORTS) => ({
+  sortFields: t.arg.string({ description: Object.keys(SORTS[list]).join(" | ") }), sortOrder: t.arg.string({ description: "ASC | DESC" }),
+});
 
 builder.queryFields((t) => ({
   countries: t.connection({
@@ -144,6 +148,7 @@ builder.queryFields((t) => ({
     args: {
       destinationCountryCode: t.arg.stringList({ description: `${COUNTRY}; each item may be a comma list` }),
       receivingInstitutionType: t.arg.string({ description: TYPES }), userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
+      ...sortArgs(t, "country"),
     },
     resolve: connection("Country", findCountries),
   }, withTotalCount("CountryConnection")),
@@ -151,7 +156,8 @@ builder.queryFields((t) => ({
     type: Currency, authScopes: lookups,
     args: {
       search: t.arg.string({ description: "Code or name (case- and accent-insensitive), or a country (alpha-2, alpha-3, name)" }),
-      status: t.arg.string({ description: STATUS }), sort: t.arg.string({ description: "code | name | -code | -name" }),
+      status: t.arg.string({ description: STATUS }), sort: t.arg.string({ description: "code | name | -code | -name: the older spelling of sortFields + sortOrder" }),
+      ...sortArgs(t, "currency"),
     },
     resolve: connection("Currency", findCurrencies),
   }, withTotalCount("CurrencyConnection")),
@@ -161,6 +167,7 @@ builder.queryFields((t) => ({
       id: t.arg.id(), receivingCountry: t.arg.string({ description: COUNTRY }), receivingCountryCode: t.arg.string({ description: COUNTRY }),
       receivingCurrency: t.arg.string({ description: "ISO 4217" }), receivingInstitutionType: t.arg.string({ description: TYPES }),
       userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
+      ...sortArgs(t, "corridor"),
     },
     resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) => findCorridors(db, { ...args, id: args.id == null ? null : String(args.id) }, query)),
   }, withTotalCount("CorridorConnection")),
@@ -173,7 +180,7 @@ builder.queryFields((t) => ({
     args: {
       receivingCountry: t.arg.string({ description: COUNTRY }), receivingInstitutionType: t.arg.string({ description: TYPES }),
       name: t.arg.string({ description: "Part of the name, case- and accent-insensitive" }), status: t.arg.string({ description: STATUS }),
-      sortFields: t.arg.string({ description: "name" }), sortOrder: t.arg.string({ description: SORT_ORDER }),
+      ...sortArgs(t, "institution"),
     },
     resolve: connection("ReceivingInstitution", findInstitutions),
   }, withTotalCount("ReceivingInstitutionConnection")),
@@ -183,7 +190,7 @@ builder.queryFields((t) => ({
       receivingInstitutionId: t.arg.id({ required: true }), receivingInstitutionType: t.arg.string({ description: TYPES }),
       name: t.arg.string({ description: "Part of the name" }), search: t.arg.string({ description: "Part of the name, code, city or address" }),
       city: t.arg.string({ description: "The whole city name, case- and accent-insensitive" }),
-      sortFields: t.arg.string({ description: "name | code | city" }), sortOrder: t.arg.string({ description: SORT_ORDER }),
+      ...sortArgs(t, "branch"),
     },
     resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) => findBranches(db, { ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query)),
   }, withTotalCount("BranchConnection")),

@@ -8,7 +8,8 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Db } from "../../db/client.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { notFound } from "../../lib/errors.js";
-import { arg, parseArgs, parseCurrencySort, parseSort, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
+import { parseSort, type SortArgs } from "../../lib/choices.js";
+import { arg, parseArgs, parseCurrencySort, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 
 type Window = { offset: number; limit: number };
 type Query<S, I> = { select?: S; include?: I };
@@ -16,7 +17,20 @@ const paged = <T>(count: () => Promise<number>, find: (window: { skip: number; t
   ({ count, page: ({ offset, limit }: Window) => find({ skip: offset, take: limit }) });
 const only = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
 
-export type CountryArgs = { destinationCountryCode?: string[] | null; receivingInstitutionType?: string | null; userType?: string | null; status?: string | null };
+export type CountryArgs = SortArgs & { destinationCountryCode?: string[] | null; receivingInstitutionType?: string | null; userType?: string | null; status?: string | null };
+/** sort_fields values of each list → the columns they order by (the id last, so pages are stable) */
+export const SORTS = {
+  country: { country_code: "code", country_name: "name" },
+  currency: { currency_code: "code", currency_name: "name" },
+  corridor: { id: "id", receiving_country: "receivingCountry", receiving_currency: "receivingCurrency" },
+  institution: { name: "nameKey" },
+  branch: { name: "nameKey", code: "code", city: "cityKey" },
+} as const;
+const orderOf = <K extends keyof typeof SORTS>(list: K, args: SortArgs, fallback: keyof (typeof SORTS)[K] & string, tieBreak: string) => {
+  const sort = parseSort(Object.keys(SORTS[list]) as (keyof (typeof SORTS)[K] & string)[], args, { field: fallback, order: "asc" });
+  const column = (SORTS[list] as Record<string, string>)[sort.field];
+  return column === tieBreak ? [{ [column]: sort.order }] : [{ [column]: sort.order }, { [tieBreak]: sort.order }];
+};
 
 /** Every filter but the codes narrows to countries with at least one corridor matching all of them. */
 export function findCountries(db: Db, args: CountryArgs, query?: Query<Prisma.CountrySelect, Prisma.CountryInclude>) {
@@ -28,25 +42,27 @@ export function findCountries(db: Db, args: CountryArgs, query?: Query<Prisma.Co
     ...(a.destinationCountryCode ? { code: { in: a.destinationCountryCode } } : {}),
     ...(Object.keys(corridor).length ? { corridors: { some: corridor } } : {}),
   };
-  return paged(() => db.country.count({ where }), (w) => db.country.findMany({ ...query, where, orderBy: { code: "asc" }, ...w }));
+  const orderBy = orderOf("country", args, "country_code", "code");
+  return paged(() => db.country.count({ where }), (w) => db.country.findMany({ ...query, where, orderBy, ...w }));
 }
 
-export type CurrencyArgs = { search?: string | null; status?: string | null; sort?: string | null };
+export type CurrencyArgs = SortArgs & { search?: string | null; status?: string | null; sort?: string | null };
 
 /** `search` matches the code or name (case- and accent-insensitive) or a country using the currency. */
 export function findCurrencies(db: Db, args: CurrencyArgs, query?: Query<Prisma.CurrencySelect, Prisma.CurrencyInclude>) {
   const a = parseArgs<{ search: string; status: Status }>(args, { search: arg.like, status: arg.status });
-  const sort = parseCurrencySort(args.sort);
+  // `sort=-code` is the older spelling of sort_fields=currency_code&sort_order=DESC
+  const alias = args.sort && !args.sortFields && !args.sortOrder ? parseCurrencySort(args.sort) : null;
+  const orderBy = orderOf("currency", alias ? { sortFields: `currency_${alias.field}`, sortOrder: alias.order } : args, "currency_code", "code");
   const country = args.search ? toAlpha2(args.search, { allowName: true }) : null;
   const where: Prisma.CurrencyWhereInput = {
     ...only("status", a.status),
     ...(a.search ? { OR: [{ searchKey: { contains: a.search } }, ...(country ? [{ countries: { some: { countryCode: country } } }] : [])] } : {}),
   };
-  const orderBy = sort.field === "name" ? [{ name: sort.order }, { code: sort.order }] : [{ code: sort.order }];
   return paged(() => db.currency.count({ where }), (w) => db.currency.findMany({ ...query, where, orderBy, ...w }));
 }
 
-export type CorridorArgs = {
+export type CorridorArgs = SortArgs & {
   id?: string | null; receivingCountry?: string | null; receivingCountryCode?: string | null; receivingCurrency?: string | null;
   receivingInstitutionType?: string | null; userType?: string | null; status?: string | null;
 };
@@ -65,7 +81,8 @@ export function findCorridors(db: Db, args: CorridorArgs, query?: CorridorQuery)
     ...only("receivingCurrency", a.receivingCurrency), ...only("receivingInstitutionType", a.receivingInstitutionType), ...only("status", a.status),
     ...(a.userType ? { userTypes: { has: a.userType } } : {}),
   };
-  return paged(() => db.corridor.count({ where }), (w) => db.corridor.findMany({ ...query, where, orderBy: { id: "asc" }, ...w }));
+  const orderBy = orderOf("corridor", args, "id", "id");
+  return paged(() => db.corridor.count({ where }), (w) => db.corridor.findMany({ ...query, where, orderBy, ...w }));
 }
 
 const found = <T>(what: string) => (row: T | null) => { if (!row) throw notFound(what); return row; };
@@ -84,12 +101,11 @@ export function findInstitutions(db: Db, args: InstitutionArgs) {
   const a = parseArgs<{ receivingCountry: string; receivingInstitutionType: InstitutionType; name: string; status: Status }>(args, {
     receivingCountry: arg.country, receivingInstitutionType: arg.type, name: arg.like, status: arg.status,
   });
-  const sort = parseSort(["name"], args.sortFields, args.sortOrder);
+  const orderBy = orderOf("institution", args, "name", "id");
   const where: Prisma.ReceivingInstitutionWhereInput = {
     ...only("countryCode", a.receivingCountry), ...only("type", a.receivingInstitutionType), ...only("status", a.status),
     ...(a.name ? { nameKey: { contains: a.name } } : {}),
   };
-  const orderBy = [{ nameKey: sort.order }, { id: sort.order }];
   return paged(() => db.receivingInstitution.count({ where }), (w) => db.receivingInstitution.findMany({ where, orderBy, ...w }));
 }
 
@@ -105,14 +121,13 @@ export type BranchArgs = {
   receivingInstitutionId: string; receivingInstitutionType?: string | null; name?: string | null; search?: string | null; city?: string | null;
   sortFields?: string | null; sortOrder?: string | null;
 };
-const BRANCH_SORT = { name: "nameKey", code: "code", city: "cityKey" } as const;
 
 /** An unknown institution (or one of another type) is 404; it is checked only when nothing matched. */
 export function findBranches(db: Db, args: BranchArgs, query?: Query<Prisma.BranchSelect, Prisma.BranchInclude>) {
   const a = parseArgs<{ receivingInstitutionType: InstitutionType; name: string; search: string; city: string }>(args, {
     receivingInstitutionType: arg.type, name: arg.like, search: arg.like, city: arg.text,
   });
-  const sort = parseSort(Object.keys(BRANCH_SORT), args.sortFields, args.sortOrder);
+  const orderBy = orderOf("branch", args, "name", "id");
   const institution = { id: args.receivingInstitutionId, ...only("type", a.receivingInstitutionType) };
   const where: Prisma.BranchWhereInput = {
     institutionId: institution.id,
@@ -121,7 +136,6 @@ export function findBranches(db: Db, args: BranchArgs, query?: Query<Prisma.Bran
     ...(a.search ? { searchKey: { contains: a.search } } : {}),
     ...only("cityKey", a.city),
   };
-  const orderBy = [{ [BRANCH_SORT[sort.field as keyof typeof BRANCH_SORT]]: sort.order }, { id: sort.order }];
   const count = async () => {
     const n = await db.branch.count({ where });
     if (n === 0 && !(await db.receivingInstitution.findFirst({ where: institution, select: { id: true } }))) throw notFound("receiving institution of that type");

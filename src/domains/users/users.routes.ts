@@ -10,6 +10,8 @@ export const USER_REST_FIELDS = `
   pendingEmail pendingPhoneNumber requirements { currentlyDue eventuallyDue errors { field code message } }
   createdAt updatedAt etag`;
 
+const USER_QUERY = ["email", "external_id", "status", "sort_fields", "sort_order"];
+
 export const usersRoutes: Route[] = [
   {
     method: "POST", path: "/v2/users", summary: "Create a user", scope: "users:write", status: 201, etagField: "etag",
@@ -28,10 +30,10 @@ export const usersRoutes: Route[] = [
   },
   {
     method: "GET", path: "/v2/users", summary: "List the client's users", scope: "users:read", list: true,
-    queryParams: ["email", "external_id", "status"],
-    operation: restOperation(`query Users($first: Int, $after: String, $email: String, $externalId: String, $status: UserStatus) {
-      users(first: $first, after: $after, email: $email, externalId: $externalId, status: $status) {
+    queryParams: USER_QUERY,
+    operation: restOperation(`query Users($first: Int, $after: String, $email: String, $externalId: String, $status: UserStatus, $sortFields: String, $sortOrder: String) {
+      users(first: $first, after: $after, email: $email, externalId: $externalId, status: $status, sortFields: $sortFields, sortOrder: $sortOrder) {
         totalCount edges { node { ${USER_REST_FIELDS.replace("etag", "")} } } } }`),
-    variables: (req) => queryVariables(req, ["email", "external_id", "status"]), field: "users",
+    variables: (req) => queryVariables(req, USER_QUERY), field: "users",
   },
 ];

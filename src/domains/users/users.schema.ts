@@ -3,7 +3,7 @@ import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enum
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { etagOf, maskTail, requirementsOf, type Address } from "./users.rules.js";
-import { countUsers, createUser, getUser, listUsers, updateUser, type UserFilters } from "./users.service.js";
+import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
 
 const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
 builder.enumType(KycStatus, { name: "KycStatus" });
@@ -104,7 +104,10 @@ builder.queryFields((t) => ({
   }),
   users: t.connection({
     type: User, authScopes: { scope: "users:read" },
-    args: { email: t.arg.string(), externalId: t.arg.string(), status: t.arg({ type: UserStatusEnum }) },
+    args: {
+      email: t.arg.string(), externalId: t.arg.string(), status: t.arg({ type: UserStatusEnum }),
+      sortFields: t.arg.string({ description: `${Object.keys(USER_SORTS).join(" | ")}; newest first when not given` }), sortOrder: t.arg.string({ description: "ASC | DESC" }),
+    },
     resolve: listResolver<UserFilters>("User", (ctx, args, query) => ({
       count: () => countUsers(ctx, args),
       page: (window) => listUsers(ctx, args, window, query),

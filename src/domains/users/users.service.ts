@@ -2,6 +2,7 @@
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { Prisma } from "../../../generated/prisma/client.js";
+import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { withTransaction } from "../../db/transaction.js";
@@ -13,7 +14,9 @@ type Selection = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
 const BASE_SELECT = { id: true, version: true, email: true, phoneNumber: true, emailVerified: true, phoneVerified: true, status: true } as const;
 const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, ...BASE_SELECT } } : (query ?? {}));
 
-export type UserFilters = { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
+export type UserFilters = SortArgs & { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
+/** sort_fields values → columns; newest first unless the caller sorts */
+export const USER_SORTS = { created_at: "createdAt", updated_at: "updatedAt", last_name: "lastName", email: "emailKey" } as const;
 
 export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
   const user = isUuid(id) ? await ctx.db.user.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
@@ -38,11 +41,13 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
   return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
-    const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: BASE_SELECT });
+    const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
       throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
     if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
     const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
+    // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
+    if (!changesAnything(ctx, current, data)) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
     await assertUnique(tx, clientId, checked, id);
     // optimistic: the row must still be at the version just read, or a concurrent write won
     const user = await tx.user.update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
@@ -68,8 +73,11 @@ function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput 
 
 export const countUsers = (ctx: RequestContext, filters: UserFilters) => ctx.db.user.count({ where: whereOf(tenantOf(ctx), filters) });
 
-export const listUsers = (ctx: RequestContext, filters: UserFilters, window: { offset: number; limit: number }, query?: Selection) =>
-  ctx.db.user.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+export function listUsers(ctx: RequestContext, filters: UserFilters, window: { offset: number; limit: number }, query?: Selection) {
+  const sort = parseSort(Object.keys(USER_SORTS) as (keyof typeof USER_SORTS)[], filters, { field: "created_at", order: "desc" });
+  const orderBy = [{ [USER_SORTS[sort.field]]: sort.order }, { id: sort.order }];
+  return ctx.db.user.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy, skip: window.offset, take: window.limit });
+}
 
 function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUncheckedUpdateInput {
   const { taxId, email, residentialAddress, billingAddress, status, ...rest } = checked;
@@ -84,6 +92,21 @@ function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUnchec
   }
   return data;
 }
+
+/** Whether writing `data` would change the stored row (ciphertexts compared by their plain text). */
+function changesAnything(ctx: RequestContext, current: Record<string, unknown>, data: Prisma.UserUncheckedUpdateInput) {
+  return Object.entries(data).some(([column, next]) => {
+    const now = current[column];
+    if (next === Prisma.DbNull || next === null) return now !== null;
+    if (now === null || now === undefined) return true;
+    if (column === "taxIdEncrypted") return ctx.cipher.decrypt(now as string) !== ctx.cipher.decrypt(next as string);
+    if (now instanceof Date) return now.getTime() !== (next as Date).getTime();
+    if (typeof now === "object") return canonical(now) !== canonical(next); // jsonb does not keep key order
+    return now !== next;
+  });
+}
+
+const canonical = (value: unknown) => JSON.stringify(value, (_key, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
 
 const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue));
 
