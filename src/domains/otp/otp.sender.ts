@@ -41,6 +41,8 @@ export function sandboxOutbox(db: Db): OtpSender {
 
 export function smtpSender(url: string, from: string) {
   const transport = createTransport({
+    // a pool keeps SMTP connections open between messages: no TCP + greeting per code
+    pool: true, maxConnections: 5,
     url, connectionTimeout: DELIVERY_TIMEOUT_MS, greetingTimeout: DELIVERY_TIMEOUT_MS, socketTimeout: DELIVERY_TIMEOUT_MS,
     logger: false, // nodemailer's own log would carry addresses and the message
   });
