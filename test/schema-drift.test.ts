@@ -19,5 +19,5 @@ describe("drift", () => {
     } finally {
       await pglite.close();
     }
-  });
+  }, 120_000); // a fresh PGlite plus the WASM schema engine over every migration: ~30 s on a busy 2-core machine
 });
