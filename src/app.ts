@@ -24,6 +24,7 @@ import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
+import { createDelivery } from "./domains/otp/otp.sender.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -40,6 +41,8 @@ export async function buildApp(config: Config) {
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
     events: createEventBus(redis?.pubsub),
+    delivery: createDelivery(config, database.prisma),
+    now: () => new Date(),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
@@ -83,6 +86,7 @@ export async function buildApp(config: Config) {
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();
+      services.delivery.close();
       await database.close();
     },
   };

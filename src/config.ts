@@ -21,6 +21,12 @@ export type Config = {
   maxBodyBytes: number;
   /** requests per API key per minute; 0 turns the limit off @default 600 */
   rateLimitPerMinute: number;
+  /** OTP email for LIVE clients, e.g. smtp://user:pass@host:587; unset → 503 DELIVERY_UNAVAILABLE */
+  smtpUrl?: string;
+  /** OTP SMS for LIVE clients: a JSON POST {to, body} to this URL; unset → 503 DELIVERY_UNAVAILABLE */
+  smsWebhookUrl?: string;
+  /** sender address of OTP email @default "no-reply@localhost" */
+  otpFrom: string;
 };
 
 export class ConfigError extends Error {}
@@ -40,6 +46,14 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[]) {
   try { url = new URL(raw); } catch { throw new ConfigError(`${name} is not a valid URL`); }
   if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(" or ")}`);
   return raw;
+}
+
+function emailVar(env: NodeJS.ProcessEnv, name: string, fallback: string) {
+  const raw = env[name];
+  if (!raw) return fallback;
+  // a bare address or `Name <address>`
+  if (!/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())) throw new ConfigError(`${name} must be an email address, e.g. "Acme <no-reply@acme.test>"`);
+  return raw.trim();
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -63,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
+    smtpUrl: urlVar(env, "SMTP_URL", ["smtp:", "smtps:"]),
+    smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
+    otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
   };
 }
 

@@ -1,5 +1,5 @@
 /** Hashing, HMAC and AES-256-GCM: the only place secrets are turned into stored forms. */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -12,7 +12,14 @@ export function safeEqual(a: string, b: string) {
 
 /** AES-256-GCM with a random 96-bit IV; output `v1.<iv>.<tag>.<ciphertext>` in base64url. */
 export function createCipher(key: Buffer) {
+  const macKeys = new Map<string, Buffer>();
   return {
+    /** HMAC-SHA256 (hex) under a key derived per purpose (HKDF), never the encryption key itself */
+    mac(purpose: string, text: string) {
+      let macKey = macKeys.get(purpose);
+      if (!macKey) macKeys.set(purpose, (macKey = Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `og-mac:${purpose}`, 32))));
+      return createHmac("sha256", macKey).update(text).digest("hex");
+    },
     encrypt(plain: string) {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", key, iv);

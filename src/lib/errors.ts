@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, title: "Internal error" },
   DELIVERY_UNAVAILABLE: { status: 503, title: "Delivery is not configured" },
   UNAVAILABLE: { status: 503, title: "Service unavailable" },
+  DELIVERY_FAILED: { status: 502, title: "The message could not be delivered" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

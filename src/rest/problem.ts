@@ -23,7 +23,9 @@ export function problemReply(problem: Problem, requestId: string, headers: Recor
     ...(problem.fields?.length ? { errors: problem.fields } : {}),
     ...snakeMeta(problem.meta),
   };
-  return { status, headers: { "content-type": "application/problem+json", ...headers }, text: JSON.stringify(body) };
+  // a business rule's wait (e.g. the OTP resend cooldown) is a Retry-After header too, as for the request limit
+  const retryAfter: Record<string, string> = typeof problem.meta?.retryAfter === "number" ? { "retry-after": String(problem.meta.retryAfter) } : {};
+  return { status, headers: { "content-type": "application/problem+json", ...retryAfter, ...headers }, text: JSON.stringify(body) };
 }
 
 const snakeMeta = (meta?: Record<string, unknown>) => (meta ? Object.fromEntries(Object.entries(meta).map(([k, v]) => [toSnake(k), v])) : {});

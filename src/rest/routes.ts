@@ -5,9 +5,10 @@ import { remittanceRoutes } from "../domains/remittance/remittance.routes.js";
 import type { GraphQLSchema } from "graphql";
 import { DomainError } from "../lib/errors.js";
 import { planInput, type InputPlan } from "./rest-input.js";
+import { otpRoutes } from "../domains/otp/otp.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

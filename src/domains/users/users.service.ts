@@ -5,7 +5,7 @@ import { Prisma } from "../../../generated/prisma/client.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import { withTransaction } from "../../db/transaction.js";
+import { withTransaction, type Write } from "../../db/transaction.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -60,6 +60,24 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
       emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status });
     return user;
   }).catch(uniqueViolation);
+}
+
+/**
+ * Applies a pending email or phone change once its OTP is confirmed (SPEC 4, PUT /v2/users/verify/otp):
+ * inside the caller's transaction, the pending value becomes the current, verified one.
+ */
+export async function applyPendingContact({ tx, audit }: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
+  const pending = channel === "EMAIL" ? current.pendingEmail : current.pendingPhoneNumber;
+  if (!pending) throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${channel === "EMAIL" ? "email" : "phone number"} to confirm.`);
+  const data: Prisma.UserUncheckedUpdateInput = channel === "EMAIL"
+    ? { email: pending, emailKey: pending.toLowerCase(), pendingEmail: null, emailVerified: true }
+    : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
+  if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
+  const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
+  await audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
+  return user;
 }
 
 function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput {

@@ -1,0 +1,62 @@
+/** OTP rules (SPEC 4): pure functions and the numbers they use; no I/O. */
+import { randomInt } from "node:crypto";
+import { DomainError, invalid } from "../../lib/errors.js";
+import type { Channel } from "./otp.sender.js";
+
+export const OTP_TTL_MS = 10 * 60_000;
+export const MAX_ATTEMPTS = 5;
+export const RESEND_COOLDOWN_MS = 60_000;
+export const MAX_TRIGGERS_PER_HOUR = 5;
+export const HOUR_MS = 60 * 60_000;
+
+/** Six digits from the CSPRNG, leading zeros kept. */
+export const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, "0");
+
+/** What the HMAC covers: the row id binds a code to its one issue. */
+export const macInput = (otpId: string, code: string) => `${otpId}:${code}`;
+
+export function checkCodeFormat(code: string) {
+  if (!/^\d{6}$/.test(code)) throw invalid([{ field: "code", code: "invalid_format", message: "code must be the 6 digits that were sent." }]);
+}
+
+/**
+ * A trigger inside the cooldown of the last one, or over the hourly cap, is refused with the number
+ * of seconds until the next one is allowed. `recent`: the channel's triggers of the last hour.
+ */
+export function checkTriggerLimits(recent: Date[], now: Date) {
+  const t = now.getTime();
+  const sorted = recent.map((d) => d.getTime()).filter((x) => x > t - HOUR_MS).sort((a, b) => a - b);
+  const waits: number[] = [];
+  const last = sorted.at(-1);
+  if (last !== undefined && t - last < RESEND_COOLDOWN_MS) waits.push(last + RESEND_COOLDOWN_MS - t);
+  if (sorted.length >= MAX_TRIGGERS_PER_HOUR) waits.push(sorted[sorted.length - MAX_TRIGGERS_PER_HOUR] + HOUR_MS - t);
+  if (!waits.length) return;
+  const retryAfter = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+  const why = sorted.length >= MAX_TRIGGERS_PER_HOUR ? `at most ${MAX_TRIGGERS_PER_HOUR} codes per hour` : `one code per ${RESEND_COOLDOWN_MS / 1000} s`;
+  throw new DomainError("RATE_LIMITED", `A code can be sent ${why} for this user and channel; retry in ${retryAfter} s.`, undefined, { retryAfter });
+}
+
+/** `ana.cruz@example.com` → `a*******z@example.com`; `+6591234567` → `+65*****567` */
+export function maskDestination(channel: Channel, to: string) {
+  if (channel === "EMAIL") {
+    const at = to.lastIndexOf("@");
+    const local = to.slice(0, at);
+    const hidden = local.length <= 2 ? `${local[0]}*` : `${local[0]}${"*".repeat(local.length - 2)}${local.at(-1)}`;
+    return `${hidden}${to.slice(at)}`;
+  }
+  return `${to.slice(0, 3)}${"*".repeat(Math.max(0, to.length - 6))}${to.slice(-3)}`;
+}
+
+/** Same contact? Emails compare case-insensitively (uniqueness does too). */
+export const sameContact = (channel: Channel, a: string | null, b: string | null) =>
+  a !== null && b !== null && (channel === "EMAIL" ? a.toLowerCase() === b.toLowerCase() : a === b);
+
+export function messageOf(channel: Channel, code: string) {
+  const minutes = OTP_TTL_MS / 60_000;
+  return {
+    subject: "Your verification code",
+    body: channel === "EMAIL"
+      ? `Your verification code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this email.`
+      : `Your verification code is ${code}. It expires in ${minutes} minutes.`,
+  };
+}
