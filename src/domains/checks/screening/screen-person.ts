@@ -9,7 +9,7 @@
  */
 import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
 import { alignNames, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
-import { blockingKeys, type Watchlist } from "./watchlist.js";
+import { blockingKeys, wordsWithKey, type Watchlist } from "./watchlist.js";
 
 export interface PersonToScreen {
   firstName: string;
@@ -133,14 +133,14 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** For each of the person's words: the listed words sharing a blocking key and similar enough to pair (id → similarity). */
 function similarWords(query: ParsedName, watchlist: Watchlist): Map<Unit, Map<number, number>> {
-  const { vocabulary, wordsByKey, scratch } = watchlist;
+  const { vocabulary, scratch } = watchlist;
   const out = new Map<Unit, Map<number, number>>();
   for (const unit of query.units) {
     if (!unit.real) continue;
     const stamp = ++scratch.stamp;
     const found = new Map<number, number>();
     for (const key of blockingKeys(unit.word))
-      for (const id of wordsByKey.get(key) ?? []) {
+      for (const id of wordsWithKey(watchlist, key)) {
         if (scratch.seen[id] === stamp) continue;
         scratch.seen[id] = stamp;
         const s = tokenSimilarity(unit.word, vocabulary.words[id]!);

@@ -37,8 +37,10 @@ export interface Watchlist {
   /** individuals' names and aliases that are screened (single-word weak aliases are not: see README) */
   names: IndexedName[];
   vocabulary: WordTable;
-  /** blocking key → ids of the real words (not particles, not initials) carrying it */
-  wordsByKey: Map<string, number[]>;
+  /** hash of a blocking key → ids of the real words (not particles, not initials) carrying it; a
+   *  collision only adds words to compare, and hashing keeps 400,000 keys from costing ~20 MB of strings;
+   *  most keys (a spelling less one letter) have one word, kept as the bare id */
+  wordsByKey: Map<number, number | number[]>;
   /** word id → indices in `names` of the names using that word (alone or as two joined words) */
   namesByWord: number[][];
   stats: { entries: number; individuals: number; names: number; words: number; keys: number; buildMs: number };
@@ -52,12 +54,26 @@ export interface Watchlist {
  * out in turn, so two words one typo apart (`marzook`/`marzok`, `hammadou`/`hammadox`) share a key.
  */
 export function blockingKeys(word: Word): string[] {
-  const keys = new Set(word.phonetic.map((p) => `m:${p}`));
+  // short words pair on sound only by chance (tokenSimilarity ignores it for them): no sound key, no huge `m:A` bucket
+  const keys = new Set(word.folded.length >= 4 ? word.phonetic.map((p) => `m:${p}`) : []);
   for (const f of new Set([word.text, word.folded])) {
     keys.add(`d:${f}`);
     if (f.length >= 4) for (let i = 0; i < f.length; i++) keys.add(`d:${f.slice(0, i)}${f.slice(i + 1)}`);
   }
   return [...keys];
+}
+
+/** The ids of the words carrying a blocking key. */
+export function wordsWithKey(watchlist: Watchlist, key: string): readonly number[] {
+  const ids = watchlist.wordsByKey.get(keyHash(key));
+  return ids === undefined ? [] : typeof ids === "number" ? [ids] : ids;
+}
+
+/** FNV-1a, 32 bits */
+export function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Parses an SDN file's text and indexes it; throws WatchlistFormatError for a file that is not one. */
@@ -80,13 +96,14 @@ export function buildWatchlist(text: string, fileName: string): Watchlist {
         if (list[list.length - 1] !== at) list.push(at);
       }
     }
-  const wordsByKey = new Map<string, number[]>();
+  const wordsByKey = new Map<number, number | number[]>();
   for (const word of vocabulary.words) {
     if (!namesByWord[word.id]) continue;
-    for (const key of blockingKeys(word)) {
-      const list = wordsByKey.get(key);
-      if (!list) wordsByKey.set(key, [word.id]);
-      else if (list[list.length - 1] !== word.id) list.push(word.id);
+    for (const key of new Set(blockingKeys(word).map(keyHash))) {
+      const ids = wordsByKey.get(key);
+      if (ids === undefined) wordsByKey.set(key, word.id);
+      else if (typeof ids === "number") wordsByKey.set(key, [ids, word.id]);
+      else ids.push(word.id);
     }
   }
   const sha256 = createHash("sha256").update(text).digest("hex");
