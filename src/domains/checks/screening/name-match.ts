@@ -38,7 +38,7 @@ export interface Unit {
 
 export interface ParsedName {
   tokens: Word[];
-  /** each token, then each adjacent pair joined */
+  /** each token, then each adjacent pair joined, and three joined across a particle (`abu al khayr`) */
   units: Unit[];
   /** which tokens form the surname (the part before the comma of `SURNAME, Given`), if known */
   surname: boolean[];

@@ -78,6 +78,12 @@ describe("screenPerson", () => {
     for (const person of people) expect([person, screen(person).status]).toEqual([person, "CLEAR"]);
   });
 
+  it("reads names in other scripts and survives names with nothing to compare", () => {
+    expect(screen({ firstName: "伟", lastName: "张" }).matches.map((m) => m.matchedName)).toContain("ZHANG, Wei");
+    expect(screen({ firstName: "", lastName: "" })).toMatchObject({ status: "CLEAR", matches: [] });
+    expect(screen({ firstName: "1234", lastName: "🙂", dateOfBirth: "not a date", nationality: "XX" }).status).toBe("CLEAR");
+  });
+
   it("is deterministic and names the watchlist version it used", () => {
     const person = { firstName: "Mohamed", lastName: "Ali" };
     expect(screen(person)).toEqual(screen(person));

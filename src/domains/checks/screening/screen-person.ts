@@ -5,7 +5,12 @@
  * Score of one listed name = name alignment (name-match.ts), raised when a date of birth agrees,
  * lowered when it conflicts, and a little either way for nationality. `REJECTED` needs a strong
  * name match *and* an agreeing date of birth; `CONSIDER` is a possible match for a person to
- * review; a weak OFAC alias alone never goes past `CONSIDER`.
+ * review; a weak OFAC alias counts only with an agreeing date of birth and never goes past
+ * `CONSIDER` (OFAC calls these broad or generic names; alone they flag everyone called so).
+ *
+ * Only individuals are screened. Entities, vessels and aircraft are parsed and kept in
+ * `watchlist.entries` but not indexed: a person's name against company and ship names only adds
+ * false hits; screening a business would be its own call.
  */
 import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
 import { alignNames, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
