@@ -105,9 +105,11 @@ export function parseName(text: string, table = new WordTable(-1)): ParsedName {
   const particle = tokens.map((t, i) => t.connective && i > 0 && i < tokens.length - 1);
   const real = tokens.map((t, i) => !particle[i] && !t.initial);
   const units: Unit[] = tokens.map((word, i) => ({ word, covers: [i], mask: bit(i), real: real[i]!, particle: particle[i]! }));
+  const surnameFrom = words.length - surnameWords.length;
   const joined = (from: number, to: number): Unit => ({ word: table.get(words.slice(from, to + 1).join("")), covers: range(from, to), mask: range(from, to).reduce((m, i) => m | bit(i), 0), real: true, particle: false });
   for (let i = 0; i + 1 < words.length; i++) {
-    if (tokens[i]!.initial || tokens[i + 1]!.initial) continue;
+    // never across the given names / surname boundary of `SURNAME, Given` (`Kyong Su` + `Ra` is no `sura`)
+    if (tokens[i]!.initial || tokens[i + 1]!.initial || (surnameWords.length && i + 1 === surnameFrom)) continue;
     units.push(joined(i, i + 1));
     // `abu al khayr` → `abualkhayr`
     if (particle[i + 1] && i + 2 < words.length && real[i + 2]) units.push(joined(i, i + 2));
@@ -140,9 +142,14 @@ export interface Alignment {
   reordered: boolean;
   /** every word on both sides paired with the same word (spelling folded): the name as listed */
   complete: boolean;
+  /** the least similar pair: a word that only loosely resembles the listed one (below LOOSE_PAIR) */
+  weakest: number;
 }
 
 export const MATCH_FLOOR = 0.78;
+const JOINED_FLOOR = 0.94;
+/** below this a pair is a loose resemblance (`othman`/`omran`, `huang`/`zhang`): screening wants a date of birth to agree */
+export const LOOSE_PAIR = 0.85;
 export const MISSING_QUERY_TOKEN = 0.07;
 const MISSING_LISTED_TOKEN = 0.04;
 const OTHER_GIVEN_NAME = 0.03;
@@ -167,7 +174,8 @@ export function alignNames(query: ParsedName, listed: ParsedName, similarity: (q
       // words written together pair only with the same letters written apart (`abualkhayr`, not `chenguo`/`cheng`)
       if (q.covers.length !== l.covers.length && Math.abs(q.word.folded.length - l.word.folded.length) > 1) continue;
       const s = similarity(q, l);
-      if (s >= MATCH_FLOOR) candidates.push({ q, l, s });
+      // words written together must be spelt (almost) the same as apart: `yuhan` is not `yuhua`
+      if (s >= (q.covers.length === l.covers.length ? MATCH_FLOOR : JOINED_FLOOR)) candidates.push({ q, l, s });
     }
   candidates.sort((a, b) => b.s - a.s || a.q.covers.length + a.l.covers.length - b.q.covers.length - b.l.covers.length);
   let usedQ = 0;
@@ -199,5 +207,6 @@ export function alignNames(query: ParsedName, listed: ParsedName, similarity: (q
   const firstUnpaired = query.tokens.length > 1 && query.real[0] && !(usedQ & 1) ? OTHER_GIVEN_NAME : 0;
   const score = sum / weights - MISSING_QUERY_TOKEN * unmatchedQuery - MISSING_LISTED_TOKEN * unmatchedListed - firstUnpaired;
   const complete = unmatchedQuery < 0.5 && unmatchedListed < 0.5 && pairs.every((p) => p.similarity >= 0.97);
-  return { score, pairs, unmatchedQuery, unmatchedListed, reordered: order.some((v, i) => i > 0 && v < order[i - 1]!), complete };
+  const weakest = Math.min(...pairs.map((p) => p.similarity));
+  return { score, pairs, unmatchedQuery, unmatchedListed, reordered: order.some((v, i) => i > 0 && v < order[i - 1]!), complete, weakest };
 }

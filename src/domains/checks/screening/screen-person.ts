@@ -13,7 +13,7 @@
  * false hits; screening a business would be its own call.
  */
 import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
-import { alignNames, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
+import { alignNames, LOOSE_PAIR, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
 import { blockingKeys, wordsWithKey, type Watchlist } from "./watchlist.js";
 
 export interface PersonToScreen {
@@ -110,7 +110,8 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
     const ceiling = 1 - MISSING_QUERY_TOKEN * (queryWords - pairedWords);
     if (ceiling + effects < CONSIDER_AT && pairedWords < queryWords) continue;
     const alignment = alignNames(query, parsed, similarity);
-    if (!alignment) continue;
+    // a word that only loosely resembles the listed one is a match only with an agreeing date of birth
+    if (!alignment || (alignment.weakest < LOOSE_PAIR && dob !== "exact" && dob !== "year")) continue;
     // the name exactly as listed stays a possible match whatever the dates say: they may be false
     const score = round(Math.min(1, Math.max(alignment.complete ? CONSIDER_AT : 0, alignment.score + effects)));
     if (score < CONSIDER_AT) continue;
