@@ -1,6 +1,6 @@
 /**
  * `npm run --silent cli -- <command>`: clients create|list, keys rotate|revoke, reference import, migrate,
- * schema print.
+ * schema print, watchlist import.
  * Works on the configured database (embedded PGlite only while the server is stopped). Prints JSON.
  */
 import { parseArgs } from "node:util";
@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from "../config.js";
 import { OPERATOR } from "../context.js";
 import { createDb } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
+import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { importReferenceFile } from "../domains/remittance/remittance.import.js";
 import { DomainError } from "../lib/errors.js";
 
@@ -19,7 +20,8 @@ const USAGE = `usage: cli <command>
   keys revoke --key KEY_ID
   reference import FILE   (.json or .csv; all or nothing)
   migrate
-  schema print`;
+  schema print
+  watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)`;
 
 const actor = { principal: OPERATOR, requestId: "cli" };
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
@@ -27,13 +29,19 @@ const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 async function main(argv: string[]) {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true,
-    options: { name: { type: "string" }, sandbox: { type: "boolean" }, live: { type: "boolean" }, scopes: { type: "string" }, client: { type: "string" }, key: { type: "string" } },
+    options: { name: { type: "string" }, sandbox: { type: "boolean" }, live: { type: "boolean" }, scopes: { type: "string" }, client: { type: "string" }, key: { type: "string" }, date: { type: "string" } },
   });
   const command = positionals.slice(0, 2).join(" ");
   if (command === "schema print") {
     const { schema } = await import("../graphql/schema.js");
     process.stdout.write(printSchema(schema) + "\n");
     return;
+  }
+  if (command === "watchlist import") {
+    const file = positionals[2];
+    if (!file) throw new UsageError("watchlist import needs a FILE (OFAC sdn.csv)");
+    const r = await importWatchlistFile(file, loadConfig().dataDir, values.date);
+    return print({ version: r.version.id, published_on: r.version.publishedOn, sha256: r.version.sha256, individuals: r.stats.individuals, names: r.stats.names, file: r.file, replaced: r.replaced, build_ms: r.stats.buildMs });
   }
   const db = await createDb(loadConfig());
   try {

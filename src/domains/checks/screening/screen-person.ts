@@ -1,0 +1,184 @@
+/**
+ * `screenPerson(person, watchlist)`: the built-in sanctions screening. Offline and deterministic:
+ * the same person and list always give the same result.
+ *
+ * Score of one listed name = name alignment (name-match.ts), raised when a date of birth agrees,
+ * lowered when it conflicts, and a little either way for nationality. `REJECTED` needs a strong
+ * name match *and* an agreeing date of birth; `CONSIDER` is a possible match for a person to
+ * review; a weak OFAC alias counts only with an agreeing date of birth and never goes past
+ * `CONSIDER` (OFAC calls these broad or generic names; alone they flag everyone called so).
+ *
+ * Only individuals are screened. Entities, vessels and aircraft are parsed and kept in
+ * `watchlist.entries` but not indexed: a person's name against company and ship names only adds
+ * false hits; screening a business would be its own call.
+ */
+import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
+import { alignNames, LOOSE_PAIR, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
+import { blockingKeys, wordsWithKey, type Watchlist } from "./watchlist.js";
+
+export interface PersonToScreen {
+  firstName: string;
+  middleName?: string | null;
+  lastName: string;
+  /** YYYY-MM-DD */
+  dateOfBirth?: string | null;
+  /** ISO 3166-1 alpha-2 or alpha-3 */
+  nationality?: string | null;
+}
+
+export type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
+
+export interface ScreeningMatch {
+  /** the SDN `ent_num` */
+  entryId: string;
+  /** the entry's primary name as listed */
+  name: string;
+  /** the listed name or alias that matched */
+  matchedName: string;
+  score: number;
+  /** stable codes: name_exact | name_fuzzy | name_reordered | name_missing_parts | name_extra_parts | weak_alias | dob_exact | dob_year | dob_near | dob_conflict | nationality_match | nationality_conflict */
+  reasons: string[];
+  programs: string[];
+  status: Exclude<ScreeningStatus, "CLEAR">;
+}
+
+export interface ScreeningResult {
+  status: ScreeningStatus;
+  /** the best match's score, 0 when nothing came near */
+  score: number;
+  /** possible and strong matches, best first (at most `MAX_MATCHES`) */
+  matches: ScreeningMatch[];
+  watchlistVersion: string;
+}
+
+export const CONSIDER_AT = 0.86;
+export const REJECT_AT = 0.95;
+const REJECT_NAME_AT = 0.92;
+const MAX_MATCHES = 10;
+
+const DOB_EFFECT = { exact: 0.07, year: 0.04, near: 0, conflict: -0.12, unknown: 0 } as const;
+const NATIONALITY_EFFECT = { match: 0.03, conflict: -0.02, unknown: 0 } as const;
+
+type DobVerdict = keyof typeof DOB_EFFECT;
+
+const DAY = 86_400_000;
+const days = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+
+/** Best agreement between a date of birth and the listed ones; `circa` and ranges widen by a year. */
+export function compareBirthDate(dob: string | null | undefined, listed: BirthDate[]): DobVerdict {
+  const at = dob ? days(dob) : NaN;
+  if (Number.isNaN(at) || listed.length === 0) return "unknown";
+  let best: DobVerdict = "conflict";
+  const rank = { exact: 3, year: 2, near: 1, conflict: 0, unknown: 0 };
+  for (const b of listed) {
+    const slack = b.circa ? 366 * DAY : 0;
+    const from = days(b.from) - slack;
+    const to = days(b.to) + slack;
+    let verdict: DobVerdict;
+    if (at >= from && at <= to) verdict = b.precision === "day" && !b.circa ? "exact" : "year";
+    else if (b.precision === "day" && swappedDayMonth(dob!, b.from)) verdict = "near";
+    else verdict = Math.min(Math.abs(at - from), Math.abs(at - to)) <= 366 * DAY ? "near" : "conflict";
+    if (rank[verdict] > rank[best]) best = verdict;
+  }
+  return best;
+}
+
+/** 2001-03-04 vs 2001-04-03: the same date written the other way round. */
+const swappedDayMonth = (a: string, b: string) => a.slice(0, 4) === b.slice(0, 4) && a.slice(5, 7) === b.slice(8, 10) && a.slice(8, 10) === b.slice(5, 7);
+
+function compareNationality(nationality: string | null | undefined, entry: WatchlistEntry): keyof typeof NATIONALITY_EFFECT {
+  const code = nationality ? countryCode(nationality) : null;
+  if (!code || entry.nationalities.length === 0) return "unknown";
+  return entry.nationalities.includes(code) ? "match" : "conflict";
+}
+
+/** Screens one person against every individual (and their aliases) on the list. */
+export function screenPerson(person: PersonToScreen, watchlist: Watchlist): ScreeningResult {
+  const query = parseName([person.firstName, person.middleName, person.lastName].filter(Boolean).join(" "));
+  const similar = similarWords(query, watchlist);
+  const similarity = (q: Unit, l: Unit) => (q.real && l.real ? similar.get(q)?.get(l.word.id) ?? 0 : tokenSimilarity(q.word, l.word));
+  const best = new Map<WatchlistEntry, ScreeningMatch>();
+  const queryWords = realWords(query);
+  for (const [at, pairedWords] of candidates(query, similar, watchlist)) {
+    const { entry, listed, parsed } = watchlist.names[at]!;
+    const dob = compareBirthDate(person.dateOfBirth, entry.birthDates);
+    // OFAC's weak aliases are too generic to stand alone: only with an agreeing date of birth
+    if (listed.weak && dob !== "exact" && dob !== "year") continue;
+    const nationality = compareNationality(person.nationality, entry);
+    const effects = DOB_EFFECT[dob] + NATIONALITY_EFFECT[nationality];
+    // the best the alignment could give, knowing which of the person's words can pair at all
+    const ceiling = 1 - MISSING_QUERY_TOKEN * (queryWords - pairedWords);
+    if (ceiling + effects < CONSIDER_AT && pairedWords < queryWords) continue;
+    const alignment = alignNames(query, parsed, similarity);
+    // a word that only loosely resembles the listed one is a match only with an agreeing date of birth
+    if (!alignment || (alignment.weakest < LOOSE_PAIR && dob !== "exact" && dob !== "year")) continue;
+    // the name exactly as listed stays a possible match whatever the dates say: they may be false
+    const score = round(Math.min(1, Math.max(alignment.complete ? CONSIDER_AT : 0, alignment.score + effects)));
+    if (score < CONSIDER_AT) continue;
+    const strong = !listed.weak && alignment.score >= REJECT_NAME_AT && score >= REJECT_AT && (dob === "exact" || dob === "year");
+    const reasons = [
+      alignment.score >= 0.999 ? "name_exact" : "name_fuzzy",
+      ...(alignment.reordered ? ["name_reordered"] : []),
+      ...(alignment.unmatchedListed > 0.5 ? ["name_missing_parts"] : []),
+      ...(alignment.unmatchedQuery > 0.5 ? ["name_extra_parts"] : []),
+      ...(listed.weak ? ["weak_alias"] : []),
+      ...(dob === "unknown" ? [] : [`dob_${dob}`]),
+      ...(nationality === "unknown" ? [] : [`nationality_${nationality}`]),
+    ];
+    const match: ScreeningMatch = { entryId: entry.id, name: entry.names[0]!.text, matchedName: listed.text, score, reasons, programs: entry.programs, status: strong ? "REJECTED" : "CONSIDER" };
+    const previous = best.get(entry);
+    if (!previous || rankOf(match) > rankOf(previous)) best.set(entry, match);
+  }
+  const matches = [...best.values()].sort((a, b) => rankOf(b) - rankOf(a) || a.entryId.localeCompare(b.entryId, "en", { numeric: true })).slice(0, MAX_MATCHES);
+  const status: ScreeningStatus = matches.some((m) => m.status === "REJECTED") ? "REJECTED" : matches.length ? "CONSIDER" : "CLEAR";
+  return { status, score: matches[0]?.score ?? 0, matches, watchlistVersion: watchlist.version.id };
+}
+
+const rankOf = (m: ScreeningMatch) => (m.status === "REJECTED" ? 1 : 0) + m.score;
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** For each of the person's words: the listed words sharing a blocking key and similar enough to pair (id → similarity). */
+function similarWords(query: ParsedName, watchlist: Watchlist): Map<Unit, Map<number, number>> {
+  const { vocabulary, scratch } = watchlist;
+  const out = new Map<Unit, Map<number, number>>();
+  for (const unit of query.units) {
+    if (!unit.real) continue;
+    const stamp = ++scratch.stamp;
+    const found = new Map<number, number>();
+    for (const key of blockingKeys(unit.word))
+      for (const id of wordsWithKey(watchlist, key)) {
+        if (scratch.seen[id] === stamp) continue;
+        scratch.seen[id] = stamp;
+        const s = tokenSimilarity(unit.word, vocabulary.words[id]!);
+        if (s >= MATCH_FLOOR) found.set(id, s);
+      }
+    out.set(unit, found);
+  }
+  return out;
+}
+
+/** Names holding similar words for at least two of the person's words (one, for a one-word name). */
+/** `[name index, how many of the person's words have a similar word in it]` */
+function candidates(query: ParsedName, similar: Map<Unit, Map<number, number>>, watchlist: Watchlist): [number, number][] {
+  const { namesByWord, scratch: { hits } } = watchlist;
+  const touched: number[] = [];
+  for (const [unit, words] of similar) {
+    let bits = 0;
+    for (const i of unit.covers) if (query.real[i]) bits |= 1 << Math.min(i, 30);
+    for (const id of words.keys())
+      for (const at of namesByWord[id]!) {
+        if (hits[at] === 0) touched.push(at);
+        hits[at]! |= bits;
+      }
+  }
+  const need = Math.min(2, realWords(query));
+  const out: [number, number][] = [];
+  for (const at of touched) {
+    const paired = popcount(hits[at]!);
+    if (paired >= need) out.push([at, paired]);
+    hits[at] = 0;
+  }
+  return out;
+}
+
+const popcount = (n: number) => { let c = 0; for (; n; n &= n - 1) c++; return c; };
