@@ -24,6 +24,8 @@ import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
+import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
+import { createRuleBook } from "./domains/compliance/compliance.service.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -33,13 +35,17 @@ export async function buildApp(config: Config) {
   const applied = await database.migrate();
   if (applied.length) logger.info({ applied }, "migrations applied");
   if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
+  const ruleSets = await loadShippedRuleSets(database.prisma);
+  if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const events = createEventBus(redis?.pubsub);
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
-    events: createEventBus(redis?.pubsub),
+    events,
+    compliance: createRuleBook(database.prisma, events),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(routes);
@@ -80,6 +86,7 @@ export async function buildApp(config: Config) {
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
       await sharedCache.stop();
+      await services.compliance.stop();
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();

@@ -2,9 +2,11 @@
 import { clientsRoutes } from "../domains/clients/clients.routes.js";
 import { usersRoutes } from "../domains/users/users.routes.js";
 import { remittanceRoutes } from "../domains/remittance/remittance.routes.js";
+import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
+import { checksRoutes } from "../domains/checks/checks.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...complianceRoutes, ...checksRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number };
 
