@@ -29,7 +29,7 @@ const rowOf = (body: RuleSetBody) => ({
 /** Older versions of the country point at the newest one. */
 async function markSuperseded(tx: Pick<Tx, "complianceRuleSet">, country: string) {
   const newest = await tx.complianceRuleSet.findFirst({ where: { country }, orderBy: { version: "desc" }, select: { version: true } });
-  if (newest) await tx.complianceRuleSet.updateMany({ where: { country, version: { lt: newest.version }, NOT: { supersededBy: newest.version } }, data: { supersededBy: newest.version } });
+  if (newest) await tx.complianceRuleSet.updateMany({ where: { country, version: { lt: newest.version } }, data: { supersededBy: newest.version } });
 }
 
 /** Every shipped file is valid or the start fails; files whose (country, version) is stored are skipped. */

@@ -51,9 +51,10 @@ export type RuleSetBody = z.output<typeof ruleSetSchema>;
 export function parseRuleSet(value: unknown): RuleSetBody {
   const parsed = ruleSetSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw invalid(parsed.error.issues.slice(0, 20).map((issue): FieldError => {
-    const field = issue.path.length ? issue.path.join(".") : "file";
-    return { field, code: issue.code === "unrecognized_keys" ? "unknown_field" : issue.code, message: `${field}: ${issue.message}` };
+  throw invalid(parsed.error.issues.slice(0, 20).flatMap((issue): FieldError[] => {
+    const at = (key?: string) => [...issue.path, ...(key ? [key] : [])].join(".") || "file";
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ field: at(key), code: "unknown_field", message: `${at(key)} is not a rule set field.` }));
+    return [{ field: at(), code: issue.code, message: `${at()}: ${issue.message}` }];
   }));
 }
 

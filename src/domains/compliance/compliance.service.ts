@@ -60,10 +60,15 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
 }
 export type RuleBook = ReturnType<typeof createRuleBook>;
 
-/** The columns requirements are computed from (a Prisma select; Pothos adds it to the user query). */
+/**
+ * What requirements are computed from, as a Prisma select: Pothos merges it into the user query, so a
+ * list loads every user's documents in one more statement, not one per user. Stored EXPIRED and
+ * DELETED documents never count; an ACTIVE one past its expiry date is left out by `usable`.
+ */
 export const REQUIREMENT_COLUMNS = {
   firstName: true, middleName: true, lastName: true, dateOfBirth: true, email: true, phoneNumber: true, nationality: true,
   countryOfResidence: true, residentialAddress: true, billingAddress: true, taxIdEncrypted: true, emailVerified: true, phoneVerified: true,
+  documents: { where: { status: "ACTIVE" }, select: { documentType: true, status: true, expiryDate: true } },
 } as const;
 
 export type RequirementFacts = Omit<Subject, "taxId" | "documents"> & { taxIdEncrypted?: string | null; documents?: DocumentFact[] };
