@@ -37,6 +37,7 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
   if (requirements.currentlyDue.length)
     throw new DomainError("REQUIREMENTS_DUE", `Verification needs what is still due: ${requirements.currentlyDue.join(", ")}.`,
       dueAsFieldErrors(requirements.rules, requirements), { currentlyDue: requirements.currentlyDue });
+  if (user.status === "IN_REVIEW") throw new DomainError("INVALID_STATE_TRANSITION", "The user is already IN_REVIEW: wait for its checks to complete.");
   checkStatusMove(user.status, "IN_REVIEW", { byCaller: false });
   return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
     // the version read above: a change in between (new data, another submission) must be verified afresh
