@@ -37,6 +37,7 @@ export async function buildApp(config: Config) {
   if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
   const ruleSets = await loadShippedRuleSets(database.prisma);
   if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
+  if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const events = createEventBus(redis?.pubsub);
   const services: Services = {

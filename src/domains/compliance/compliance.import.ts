@@ -32,23 +32,27 @@ async function markSuperseded(tx: Pick<Tx, "complianceRuleSet">, country: string
   if (newest) await tx.complianceRuleSet.updateMany({ where: { country, version: { lt: newest.version } }, data: { supersededBy: newest.version } });
 }
 
-/** Every shipped file is valid or the start fails; files whose (country, version) is stored are skipped. */
-export async function loadShippedRuleSets(db: Db): Promise<{ loaded: string[] }> {
+/**
+ * Every shipped file is valid or the start fails; files whose (country, version) is stored are skipped,
+ * and those whose content differs from the stored version are named in `stale` (bump the version).
+ */
+export async function loadShippedRuleSets(db: Db): Promise<{ loaded: string[]; stale: string[] }> {
   const names = (await readdir(DATA_DIR)).filter((f) => f.endsWith(".json")).sort();
   const bodies = await Promise.all(names.map(async (name) => {
     try { return parseRuleSet(JSON.parse(await readFile(new URL(name, DATA_DIR), "utf8"))); } catch (error) {
       throw new Error(`data/compliance/${name} is not a valid rule set: ${(error as Error).message}`, { cause: error });
     }
   }));
-  const stored = new Set((await db.complianceRuleSet.findMany({ select: { country: true, version: true } })).map((r) => `${r.country}@${r.version}`));
+  const stored = new Map((await db.complianceRuleSet.findMany({ select: { country: true, version: true, checksum: true } })).map((r) => [`${r.country}@${r.version}`, r.checksum]));
+  const stale = bodies.filter((b) => stored.has(`${b.country}@${b.version}`) && stored.get(`${b.country}@${b.version}`) !== checksumOf(b)).map((b) => `${b.country}@${b.version}`);
   const fresh = bodies.filter((b) => !stored.has(`${b.country}@${b.version}`));
-  if (!fresh.length) return { loaded: [] };
+  if (!fresh.length) return { loaded: [], stale };
   // skipDuplicates: two instances starting together on one PostgreSQL both get here; neither fails
   await db.$transaction(async (tx) => {
     await tx.complianceRuleSet.createMany({ data: fresh.map(rowOf), skipDuplicates: true });
     for (const country of new Set(fresh.map((b) => b.country))) await markSuperseded(tx, country);
   });
-  return { loaded: fresh.map((b) => `${b.country}@${b.version}`) };
+  return { loaded: fresh.map((b) => `${b.country}@${b.version}`), stale };
 }
 
 /** `cli compliance import FILE`: one rule set, all or nothing. */

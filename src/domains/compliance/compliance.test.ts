@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { OPERATOR } from "../../context.js";
-import { importRuleSet, importRuleSetFile } from "./compliance.import.js";
+import { importRuleSet, importRuleSetFile, loadShippedRuleSets } from "./compliance.import.js";
 import { compileRuleSet, evaluate, parseRuleSet, unsatisfiedGroups } from "./compliance.rules.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -188,5 +188,11 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
     await writeFile(file, JSON.stringify({ ...(await shipped("MY")), version: 3, formats: { postal_code: "(" } }));
     await expect(importRuleSetFile(t.db, file)).rejects.toMatchObject({ fields: [{ field: "formats.postal_code" }, { field: "formats.tax_id" }] });
     expect(await t.db.complianceRuleSet.count()).toBe(before);
+  });
+
+  it("loads nothing twice at start, and names a shipped file whose content changed without a new version", async () => {
+    expect(await loadShippedRuleSets(t.db)).toEqual({ loaded: [], stale: [] });
+    await t.db.complianceRuleSet.update({ where: { country_version: { country: "NG", version: 1 } }, data: { checksum: "edited" } });
+    expect(await loadShippedRuleSets(t.db)).toEqual({ loaded: [], stale: ["NG@1"] });
   });
 });
