@@ -19,5 +19,5 @@ describe("drift", () => {
     } finally {
       await pglite.close();
     }
-  });
+  }, 120_000); // the schema engine replays every migration on a scratch database: ~10 s of CPU, far more on a loaded machine
 });
