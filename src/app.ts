@@ -25,6 +25,8 @@ import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
 import { createDelivery } from "./domains/otp/otp.sender.js";
+import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
+import { createRuleBook } from "./domains/compliance/compliance.service.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -34,15 +36,20 @@ export async function buildApp(config: Config) {
   const applied = await database.migrate();
   if (applied.length) logger.info({ applied }, "migrations applied");
   if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
+  const ruleSets = await loadShippedRuleSets(database.prisma);
+  if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
+  if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const events = createEventBus(redis?.pubsub);
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
-    events: createEventBus(redis?.pubsub),
+    events,
     delivery: createDelivery(config, database.prisma),
     now: () => new Date(),
+    compliance: createRuleBook(database.prisma, events),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
@@ -83,6 +90,7 @@ export async function buildApp(config: Config) {
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
       await sharedCache.stop();
+      await services.compliance.stop();
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();

@@ -5,6 +5,7 @@ import type { Logger } from "./lib/logger.js";
 import type { Authenticator } from "./domains/clients/clients.service.js";
 import type { EventBus } from "./domains/events/events.pubsub.js";
 import type { Delivery } from "./domains/otp/otp.sender.js";
+import type { RuleBook } from "./domains/compliance/compliance.service.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -21,6 +22,8 @@ export type Services = {
   delivery: Delivery;
   /** the clock of time-bound rules (OTP expiry, cooldown); tests replace it instead of sleeping */
   now: () => Date;
+  /** the country rule sets in force, cached and refreshed on change */
+  compliance: RuleBook;
 };
 
 export type RequestContext = Services & {

@@ -1,5 +1,5 @@
 /**
- * `npm run --silent cli -- <command>`: clients create|list, keys rotate|revoke, reference import, migrate,
+ * `npm run --silent cli -- <command>`: clients create|list, keys rotate|revoke, reference import, compliance import, migrate,
  * schema print, watchlist import.
  * Works on the configured database (embedded PGlite only while the server is stopped). Prints JSON.
  */
@@ -11,6 +11,7 @@ import { createDb } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { importReferenceFile } from "../domains/remittance/remittance.import.js";
+import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
 import { DomainError } from "../lib/errors.js";
 
 const USAGE = `usage: cli <command>
@@ -19,6 +20,7 @@ const USAGE = `usage: cli <command>
   keys rotate --client CLIENT_ID
   keys revoke --key KEY_ID
   reference import FILE   (.json or .csv; all or nothing)
+  compliance import FILE  (one rule set, data/compliance/README.md; running servers pick it up)
   migrate
   schema print
   watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)`;
@@ -58,6 +60,11 @@ async function main(argv: string[]) {
         const file = positionals[2];
         if (!file) throw new UsageError("reference import needs a FILE (.json or .csv)");
         return print({ imported: await importReferenceFile(db.prisma, file, actor) });
+      }
+      case "compliance import": {
+        const file = positionals[2];
+        if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
+        return print({ imported: await importRuleSetFile(db.prisma, file, actor) });
       }
       case "clients list":
         return print((await listApiClients(db.prisma)).map((c) => ({ client_id: c.id, name: c.name, mode: c.mode, scopes: c.scopes, keys: c.keys })));

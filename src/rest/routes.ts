@@ -6,9 +6,11 @@ import type { GraphQLSchema } from "graphql";
 import { DomainError } from "../lib/errors.js";
 import { planInput, type InputPlan } from "./rest-input.js";
 import { otpRoutes } from "../domains/otp/otp.routes.js";
+import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
+import { checksRoutes } from "../domains/checks/checks.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

@@ -15,6 +15,8 @@ export type Topics = {
   "credentials.changed": [event: { clientId: string }];
   /** reference data (lookups) changed: shared response caches drop what they hold */
   "reference.updated": [event: { kind: string; id: string }];
+  /** a compliance rule set was imported: every instance reloads its rule sets */
+  "compliance.updated": [event: { country: string; version: number }];
 };
 
 type RedisTarget = Parameters<typeof createRedisEventTarget>[0];

@@ -5,7 +5,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { z } from "zod";
 import { parseIsoDate } from "../../lib/dates.js";
-import { toSnake } from "../../lib/case.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
 
@@ -128,12 +127,3 @@ export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { by
 export const maskTail = (last4: string | null) => (last4 ? `****${last4}` : null);
 
 export const etagOf = (user: { id: string; version: number }) => `"${user.id.slice(0, 8)}-${user.version}"`;
-
-/**
- * What a user still owes, as REST field names (the same strings in both transports). The compliance domain's country rule sets replace this default list;
- * until then it is the DEFAULT rule set's data fields.
- */
-const DEFAULT_DUE = ["firstName", "lastName", "dateOfBirth", "email", "phoneNumber", "nationality", "countryOfResidence", "residentialAddress"] as const;
-export function requirementsOf(user: Record<string, unknown>) {
-  return { currentlyDue: DEFAULT_DUE.filter((f) => user[f] == null).map(toSnake), eventuallyDue: [] as string[], errors: [] as FieldError[] };
-}

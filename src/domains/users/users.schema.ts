@@ -2,10 +2,13 @@
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { etagOf, maskTail, requirementsOf, type Address } from "./users.rules.js";
+import { etagOf, maskTail, type Address } from "./users.rules.js";
+import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
+import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
+import { riskAssessmentStatus } from "../checks/checks.rules.js";
 import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
 
-const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
+export const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
 builder.enumType(KycStatus, { name: "KycStatus" });
 builder.enumType(RiskLevel, { name: "RiskLevel" });
 const RiskAssessmentStatus = builder.enumType("RiskAssessmentStatus", { values: ["UNKNOWN", "PENDING", "CLEARED", "REJECTED"] as const });
@@ -25,8 +28,8 @@ const FieldErrorRef = builder.objectRef<{ field: string; code: string; message: 
   fields: (t) => ({ field: t.exposeString("field"), code: t.exposeString("code"), message: t.exposeString("message") }),
 });
 
-const Requirements = builder.objectRef<ReturnType<typeof requirementsOf>>("Requirements").implement({
-  description: "What the user still owes, as REST field names (SPEC 3)",
+const Requirements = builder.objectRef<RequirementsShape>("Requirements").implement({
+  description: "What the user owes under the rule set in force for its country_of_residence (SPEC 3), as REST field names; eventuallyDue includes currentlyDue",
   fields: (t) => ({
     currentlyDue: t.exposeStringList("currentlyDue"),
     eventuallyDue: t.exposeStringList("eventuallyDue"),
@@ -54,15 +57,19 @@ export const User = builder.prismaObject("User", {
     kycStatus: t.expose("kycStatus", { type: KycStatus }),
     riskLevel: t.expose("riskLevel", { type: RiskLevel, nullable: true }),
     riskScore: t.exposeInt("riskScore", { nullable: true }),
-    riskAssessmentStatus: t.field({ type: RiskAssessmentStatus, description: "UNKNOWN until a check has run", resolve: () => "UNKNOWN" as const }),
+    riskAssessmentStatus: t.field({
+      type: RiskAssessmentStatus, description: "From the latest check run of each type: UNKNOWN, PENDING, CLEARED or REJECTED",
+      select: { checks: { select: { type: true, status: true, createdAt: true }, orderBy: { createdAt: "desc" }, distinct: ["type"] } },
+      resolve: (u) => riskAssessmentStatus(u.checks),
+    }),
     emailVerified: t.exposeBoolean("emailVerified"),
     phoneVerified: t.exposeBoolean("phoneVerified"),
     pendingEmail: t.exposeString("pendingEmail", { nullable: true }),
     pendingPhoneNumber: t.exposeString("pendingPhoneNumber", { nullable: true }),
     requirements: t.field({
       type: Requirements,
-      select: { firstName: true, lastName: true, dateOfBirth: true, email: true, phoneNumber: true, nationality: true, countryOfResidence: true, residentialAddress: true },
-      resolve: (u) => requirementsOf(u),
+      select: REQUIREMENT_COLUMNS,
+      resolve: (u, _args, ctx) => requirementsOf(ctx, u),
     }),
     etag: t.string({ description: "Send as If-Match to update only what you read", select: { id: true, version: true }, resolve: (u) => etagOf(u) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),

@@ -1,0 +1,18 @@
+/** REST entries for check runs and verification: GET /v2/users/{user_id}/checks, POST /v2/users/verify. */
+import { bodyInput, restOperation, type Route } from "../../rest/route.js";
+
+export const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger result { score reasons matches } createdAt completedAt";
+
+export const checksRoutes: Route[] = [
+  {
+    method: "POST", path: "/v2/users/verify", summary: "Submit a user for verification (422 REQUIREMENTS_DUE while anything is due)", scope: "users:write", status: 202,
+    operation: restOperation(`mutation SubmitVerification($input: SubmitVerificationInput!) { submitVerification(input: $input) { userId status checks { check_id: id type status } } }`),
+    variables: (req) => ({ input: bodyInput(req) }), field: "submitVerification",
+  },
+  {
+    method: "GET", path: "/v2/users/{user_id}/checks", summary: "A user's check runs, newest first", scope: "users:read", list: true,
+    operation: restOperation(`query Checks($userId: ID!, $first: Int, $after: String) {
+      checks(userId: $userId, first: $first, after: $after) { totalCount edges { node { ${CHECK_REST_FIELDS} } } } }`),
+    variables: (req) => ({ userId: req.params.user_id }), field: "checks",
+  },
+];
