@@ -38,6 +38,10 @@ export type Route = {
   sharedCacheMs?: number;
   /** names of the query parameters the route reads (OpenAPI) */
   queryParams?: string[];
+  /** a body limit above MAX_BODY_BYTES for this route only (uploads); the larger of the two applies */
+  maxBodyBytes?: number;
+  /** the answer is raw bytes, not JSON: the result's (REST-named) fields holding them in base64, their content type and file name */
+  binary?: { content: string; contentType: string; fileName?: string };
 };
 
 /**

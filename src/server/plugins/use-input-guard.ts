@@ -9,9 +9,12 @@ import type { Plugin } from "graphql-yoga";
 function nulPath(value: unknown, path: string): string | null {
   if (typeof value === "string") return value.includes("\u0000") ? path : null;
   if (Array.isArray(value)) { for (let i = 0; i < value.length; i++) { const p = nulPath(value[i], `${path}.${i}`); if (p) return p; } return null; }
-  if (value && typeof value === "object") { for (const [k, v] of Object.entries(value)) { const p = nulPath(v, path ? `${path}.${k}` : k); if (p) return p; } }
+  // plain objects only: a multipart upload's File holds its bytes, which are no text to look into
+  if (value && typeof value === "object" && isPlainObject(value)) { for (const [k, v] of Object.entries(value)) { const p = nulPath(v, path ? `${path}.${k}` : k); if (p) return p; } }
   return null;
 }
+
+const isPlainObject = (value: object) => { const proto = Object.getPrototypeOf(value); return proto === Object.prototype || proto === null; };
 
 // documents are parsed once and reused (yoga's cache, the shim's route table): look at each once
 const checked = new WeakMap<DocumentNode, boolean>();

@@ -49,7 +49,7 @@ export function useRestShim({ table, maxBodyBytes, cache }: { table: CompiledRou
 }
 
 async function run(getEnveloped: Enveloped, route: CompiledRoute, params: Record<string, string>, request: Request, url: URL, serverContext: object, maxBodyBytes: number): Promise<Reply> {
-  const body = await readBody(request, maxBodyBytes);
+  const body = await readBody(request, Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
   const paging = route.list ? readPaging(url.searchParams) : null;
   const variables = { ...route.variables({ params, query: url.searchParams, body, headers: request.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const initial = { request, params: { query: "", variables }, ...serverContext };
@@ -64,6 +64,7 @@ async function run(getEnveloped: Enveloped, route: CompiledRoute, params: Record
     payload = { ...payload };
     delete payload[route.etagField];
   }
+  if (route.binary) return binaryReply(payload, route.binary);
   const out = paging ? listEnvelope(payload as never, paging, url) : payload;
   if (route.status === 204) return { status: 204, headers: {}, text: null };
   const text = JSON.stringify(out);
@@ -72,6 +73,14 @@ async function run(getEnveloped: Enveloped, route: CompiledRoute, params: Record
     headers.etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   }
   return { status: route.status ?? 200, headers, text };
+}
+
+/** A file: the bytes with their own content type, as an attachment the browser must not sniff. */
+function binaryReply(payload: Record<string, unknown>, names: NonNullable<CompiledRoute["binary"]>): Reply {
+  const headers: Record<string, string> = { "content-type": String(payload[names.contentType]), "x-content-type-options": "nosniff" };
+  const fileName = names.fileName ? String(payload[names.fileName] ?? "") : "";
+  if (fileName) headers["content-disposition"] = `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  return { status: 200, headers, text: Buffer.from(String(payload[names.content]), "base64") };
 }
 
 /** A reply as a Response; a cacheable one the caller already holds (If-None-Match) is 304 without a body. */
