@@ -24,6 +24,7 @@ import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
+import { createDocumentStore } from "./domains/documents/documents.storage.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -40,6 +41,7 @@ export async function buildApp(config: Config) {
     logger,
     auth: createAuthenticator(database.prisma, config.adminApiKey),
     events: createEventBus(redis?.pubsub),
+    documentStore: await createDocumentStore(config, database.prisma, logger),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(routes);
@@ -80,6 +82,7 @@ export async function buildApp(config: Config) {
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
       await sharedCache.stop();
+      await services.documentStore.close();
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();

@@ -21,6 +21,8 @@ export type Config = {
   maxBodyBytes: number;
   /** requests per API key per minute; 0 turns the limit off @default 600 */
   rateLimitPerMinute: number;
+  /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
+  documentStore: "file" | "database";
 };
 
 export class ConfigError extends Error {}
@@ -49,6 +51,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
   if (encryptionKey && decodeKey(encryptionKey) === null) throw new ConfigError("ENCRYPTION_KEY must be 32 bytes as hex (64 chars) or base64");
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
+  const documentStore = env.DOCUMENT_STORE || (databaseUrl ? "database" : "file");
+  if (documentStore !== "file" && documentStore !== "database") throw new ConfigError(`DOCUMENT_STORE must be "file" or "database", got "${documentStore}"`);
   if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
@@ -63,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
+    documentStore,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Cipher } from "./lib/crypto.js";
 import type { Logger } from "./lib/logger.js";
 import type { Authenticator } from "./domains/clients/clients.service.js";
 import type { EventBus } from "./domains/events/events.pubsub.js";
+import type { DocumentStore } from "./domains/documents/documents.storage.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -14,7 +15,7 @@ export type Principal =
   | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
 
 /** Long-lived pieces built once at start and shared by every request. */
-export type Services = { db: Db; cipher: Cipher; logger: Logger; auth: Authenticator; events: EventBus };
+export type Services = { db: Db; cipher: Cipher; logger: Logger; auth: Authenticator; events: EventBus; documentStore: DocumentStore };
 
 export type RequestContext = Services & {
   principal: Principal;

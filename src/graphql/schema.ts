@@ -4,5 +4,6 @@ import "../domains/clients/clients.schema.js";
 import "../domains/users/users.schema.js";
 import "../domains/events/events.schema.js";
 import "../domains/remittance/remittance.schema.js";
+import "../domains/documents/documents.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

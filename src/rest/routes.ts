@@ -2,9 +2,10 @@
 import { clientsRoutes } from "../domains/clients/clients.routes.js";
 import { usersRoutes } from "../domains/users/users.routes.js";
 import { remittanceRoutes } from "../domains/remittance/remittance.routes.js";
+import { documentsRoutes } from "../domains/documents/documents.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...documentsRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number };
 

@@ -15,6 +15,8 @@ export type Topics = {
   "credentials.changed": [event: { clientId: string }];
   /** reference data (lookups) changed: shared response caches drop what they hold */
   "reference.updated": [event: { kind: string; id: string }];
+  /** a document was uploaded, changed or deleted: the checks engine will enqueue a KYC run from it */
+  "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }];
 };
 
 type RedisTarget = Parameters<typeof createRedisEventTarget>[0];
