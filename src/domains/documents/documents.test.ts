@@ -4,6 +4,7 @@ import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { ConfigError, loadConfig } from "../../config.js";
 import { MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import { fileStore } from "./documents.storage.js";
 
@@ -24,6 +25,16 @@ const passport = (userId: string, file: Buffer = PNG, extra: Record<string, unkn
 
 const DOC_GQL = "id userId documentType status documentNumber issuingCountry issueDate expiryDate file { fileName mimeType sizeBytes sha256 } deletedAt";
 const UPLOAD = `mutation($input: UploadDocumentInput!) { uploadDocument(input: $input) { ${DOC_GQL} } }`;
+
+describe("DOCUMENT_STORE", () => {
+  it("defaults to files on the embedded database and to the table with DATABASE_URL, and refuses anything else at start", () => {
+    expect(loadConfig({}).documentStore).toBe("file");
+    expect(loadConfig({ DATABASE_URL: "postgresql://db/x", ENCRYPTION_KEY: "a".repeat(64) }).documentStore).toBe("database");
+    expect(loadConfig({ DOCUMENT_STORE: "database" }).documentStore).toBe("database");
+    expect(() => loadConfig({ DOCUMENT_STORE: "s3" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DOCUMENT_STORE: "s3" })).toThrow(/DOCUMENT_STORE/);
+  });
+});
 
 const setups: { backend: "pglite" | "postgres"; store: "file" | "database" }[] = [
   { backend: "pglite", store: "file" },
