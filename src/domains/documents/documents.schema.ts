@@ -36,7 +36,7 @@ export const Document = builder.prismaObject("Document", {
   fields: (t) => ({
     id: t.exposeID("id"),
     userId: t.exposeID("userId"),
-    user: t.relation("user"),
+    user: t.relation("user", { authScopes: { scope: "users:read" } }),
     documentType: t.expose("documentType", { type: DocumentTypeEnum }),
     status: t.field({ type: DocumentStatusEnum, select: { status: true, expiryDate: true }, resolve: (d) => documentStatus(d) }),
     documentNumber: t.string({ nullable: true, description: "Masked: only the last four characters are shown", select: { documentNumberLast4: true }, resolve: (d) => maskTail(d.documentNumberLast4) }),

@@ -276,6 +276,13 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     const usersOnly = (await t.createClient("Users only", ["users:read", "users:write"])).key;
     expect((await t.rest("GET", base, { key: usersOnly })).status).toBe(403);
     expect((await t.rest("POST", base, { key: usersOnly, body: passport(userId) })).status).toBe(403);
+    const ownUser = await newUser(usersOnly);
+    const noDocs = await t.gql(usersOnly, `query($id: ID!) { user(id: $id) { id documents { id } } }`, { id: ownUser });
+    expect(noDocs.errors?.[0].extensions.code).toBe("FORBIDDEN");
+    const docsOnly = (await t.createClient("Documents only", ["users:write", "documents:read", "documents:write"])).key;
+    const ownDoc = (await t.rest("POST", base, { key: docsOnly, body: passport(await newUser(docsOnly)) })).body.document_id;
+    const noUser = await t.gql(docsOnly, `query($id: ID!) { document(id: $id) { id user { email } } }`, { id: ownDoc });
+    expect(noUser.errors?.[0].extensions.code).toBe("FORBIDDEN");
   });
 
   it("lists 100 users with their documents in a fixed number of SQL statements", async () => {
