@@ -27,6 +27,7 @@ import { loadShippedReferenceData } from "./domains/remittance/remittance.import
 import { createDelivery } from "./domains/otp/otp.sender.js";
 import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
 import { createRuleBook } from "./domains/compliance/compliance.service.js";
+import { createDocumentStore } from "./domains/documents/documents.storage.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -50,6 +51,7 @@ export async function buildApp(config: Config) {
     delivery: createDelivery(config, database.prisma),
     now: () => new Date(),
     compliance: createRuleBook(database.prisma, events),
+    documentStore: await createDocumentStore(config, database.prisma, logger),
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
@@ -91,6 +93,7 @@ export async function buildApp(config: Config) {
       }
       await sharedCache.stop();
       await services.compliance.stop();
+      await services.documentStore.close();
       await stopForgetting();
       await yoga.dispose?.();
       redis?.disconnect();

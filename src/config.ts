@@ -27,6 +27,8 @@ export type Config = {
   smsWebhookUrl?: string;
   /** sender address of OTP email @default "no-reply@localhost" */
   otpFrom: string;
+  /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
+  documentStore: "file" | "database";
 };
 
 export class ConfigError extends Error {}
@@ -63,6 +65,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
   if (encryptionKey && decodeKey(encryptionKey) === null) throw new ConfigError("ENCRYPTION_KEY must be 32 bytes as hex (64 chars) or base64");
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
+  const documentStore = env.DOCUMENT_STORE || (databaseUrl ? "database" : "file");
+  if (documentStore !== "file" && documentStore !== "database") throw new ConfigError(`DOCUMENT_STORE must be "file" or "database", got "${documentStore}"`);
   if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
@@ -80,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: urlVar(env, "SMTP_URL", ["smtp:", "smtps:"]),
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
+    documentStore,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Authenticator } from "./domains/clients/clients.service.js";
 import type { EventBus } from "./domains/events/events.pubsub.js";
 import type { Delivery } from "./domains/otp/otp.sender.js";
 import type { RuleBook } from "./domains/compliance/compliance.service.js";
+import type { DocumentStore } from "./domains/documents/documents.storage.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -24,6 +25,8 @@ export type Services = {
   now: () => Date;
   /** the country rule sets in force, cached and refreshed on change */
   compliance: RuleBook;
+  /** where document bytes live (files under DATA_DIR or a table) */
+  documentStore: DocumentStore;
 };
 
 export type RequestContext = Services & {

@@ -19,6 +19,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
     MinorUnits: { Input: number; Output: number | bigint };
+    /** a file part of a GraphQL multipart request (yoga parses it); input only */
+    File: { Input: File; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
@@ -77,6 +79,17 @@ builder.scalarType("MinorUnits", {
   parseValue: (value) => {
     if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
     throw new GraphQLError("must be a whole, non-negative number of minor units", { extensions: { code: "VALIDATION_FAILED" } });
+  },
+});
+
+builder.scalarType("File", {
+  description: "A file sent as a part of a GraphQL multipart request (github.com/jaydenseric/graphql-multipart-request-spec)",
+  serialize: () => { throw new GraphQLError("File is an input-only scalar"); },
+  parseValue: (value) => {
+    // yoga's File (@whatwg-node) is not an instance of Node's own Blob class: judge it by its shape
+    const file = value as File | null;
+    if (file && typeof file === "object" && typeof file.arrayBuffer === "function" && typeof file.name === "string" && typeof file.size === "number") return file;
+    throw new GraphQLError("must be a file part of a multipart request", { extensions: { code: "VALIDATION_FAILED" } });
   },
 });
 

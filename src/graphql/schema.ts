@@ -7,5 +7,6 @@ import "../domains/remittance/remittance.schema.js";
 import "../domains/otp/otp.schema.js";
 import "../domains/compliance/compliance.schema.js";
 import "../domains/checks/checks.schema.js";
+import "../domains/documents/documents.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -32,6 +32,9 @@ export function inspectJson(value: unknown, path = "", depth = 0, maxDepth = MAX
     }
     return null;
   }
+  // plain objects only: an upload's File or Buffer holds bytes, not text (and a key per byte)
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return null;
   for (const key of Object.keys(value)) {
     const found = textProblem(key, join(path, key)) ?? inspectJson((value as Record<string, unknown>)[key], join(path, key), depth + 1, maxDepth);
     if (found) return found;

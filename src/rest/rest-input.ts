@@ -18,7 +18,7 @@ import type { Route } from "./route.js";
 
 export type InputPlan = {
   /** the variable the body fills, and the fields of it the route fills from the path or headers */
-  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string> } | null;
+  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string>; aliases: Readonly<Record<string, string>> } | null;
   /** REST query parameter → its variable's type */
   query: ReadonlyMap<string, GraphQLInputType>;
 };
@@ -31,7 +31,9 @@ export function planInput(schema: GraphQLSchema, route: Route): InputPlan {
   let body: InputPlan["body"] = null;
   if (route.method === "POST" || route.method === "PUT") {
     const entry = [...types].find(([name, t]) => name === "input" && isInputObjectType(unwrap(t)));
-    if (entry) body = { variable: entry[0], type: unwrap(entry[1]) as GraphQLInputObjectType, fromRoute: filledByRoute(route, entry[0]) };
+    const aliases = route.bodyAliases ?? {};
+    const fromRoute = [...filledByRoute(route, entry?.[0] ?? "")].filter((f) => !Object.values(aliases).includes(f));
+    if (entry) body = { variable: entry[0], type: unwrap(entry[1]) as GraphQLInputObjectType, fromRoute: new Set(fromRoute), aliases };
   }
   const query = new Map((route.queryParams ?? []).map((name) => [name, types.get(toCamel(name)) ?? GraphQLString] as const));
   return { body, query };
@@ -51,7 +53,7 @@ type Walk = { errors: FieldError[]; loose: boolean };
 /** The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field. */
 export function readBodyInput(plan: InputPlan, body: Record<string, unknown>, form: boolean) {
   const walk: Walk = { errors: [], loose: form };
-  const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute) : noBody(body, walk);
+  const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute, plan.body.aliases) : noBody(body, walk);
   if (walk.errors.length) throw invalid(walk.errors);
   return value as Record<string, unknown>;
 }
@@ -98,11 +100,15 @@ function value(raw: unknown, type: GraphQLInputType, path: string, walk: Walk): 
   return scalarValue(raw, type as GraphQLScalarType, path, walk);
 }
 
-function objectValue(raw: unknown, type: GraphQLInputObjectType, prefix: string, walk: Walk, fromRoute: ReadonlySet<string> = new Set()) {
+function objectValue(raw: unknown, type: GraphQLInputObjectType, prefix: string, walk: Walk, fromRoute: ReadonlySet<string> = new Set(), aliases: Readonly<Record<string, string>> = {}) {
   const where = prefix.replace(/\.$/, "") || "body";
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return fail(walk, where, `${where} must be an object.`);
   const fields = type.getFields();
-  const names = new Map(Object.keys(fields).filter((f) => !fromRoute.has(f)).map((f) => [toSnake(f), f]));
+  const renamed = new Set(Object.values(aliases));
+  const names = new Map([
+    ...Object.keys(fields).filter((f) => !fromRoute.has(f) && !renamed.has(f)).map((f) => [toSnake(f), f] as const),
+    ...Object.entries(aliases),
+  ]);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(raw)) {
     const field = names.get(key);

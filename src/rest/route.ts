@@ -40,8 +40,14 @@ export type Route = {
   cacheControl?: string;
   /** the answer is the same for every caller with the scope: served from memory this long (rest/shared-cache.ts) */
   sharedCacheMs?: number;
+  /** body fields whose REST name is not the input field's snake_case name, e.g. `{ document_id: "id" }` */
+  bodyAliases?: Record<string, string>;
   /** names of the query parameters the route reads (OpenAPI) */
   queryParams?: string[];
+  /** a body limit above MAX_BODY_BYTES for this route only (uploads); the larger of the two applies */
+  maxBodyBytes?: number;
+  /** the answer is raw bytes, not JSON: the result's (REST-named) fields holding them in base64, their content type and file name */
+  binary?: { content: string; contentType: string; fileName?: string };
 };
 
 /**

@@ -8,9 +8,10 @@ import { planInput, type InputPlan } from "./rest-input.js";
 import { otpRoutes } from "../domains/otp/otp.routes.js";
 import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
 import { checksRoutes } from "../domains/checks/checks.routes.js";
+import { documentsRoutes } from "../domains/documents/documents.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

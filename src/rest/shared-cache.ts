@@ -6,7 +6,7 @@
  */
 import type { EventBus } from "../domains/events/events.pubsub.js";
 
-export type Reply = { status: number; headers: Record<string, string>; text: string | null };
+export type Reply = { status: number; headers: Record<string, string>; text: string | Uint8Array<ArrayBuffer> | null };
 
 export function createSharedCache(events: EventBus, maxEntries = 2000) {
   const entries = new Map<string, { reply: Reply; until: number }>();

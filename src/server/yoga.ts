@@ -10,7 +10,7 @@ import type { RequestContext, Services } from "../context.js";
 import { createMaskError } from "../graphql/mask-error.js";
 import type { Metrics } from "../lib/metrics.js";
 import { errorResponse } from "../rest/problem.js";
-import type { CompiledRoute } from "../rest/routes.js";
+import { matchRoute, type CompiledRoute } from "../rest/routes.js";
 import type { SharedCache } from "../rest/shared-cache.js";
 import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
@@ -20,7 +20,7 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
-import { stateOf } from "./request-state.js";
+import { isGraphQLPath, stateOf } from "./request-state.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 import { API_VERSION } from "../rest/openapi.js";
 
@@ -38,7 +38,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
     // a body too large is refused before anything reads it
-    useBodyLimit(config.maxBodyBytes),
+    useBodyLimit(config.maxBodyBytes, table),
     useAuthentication({ auth: services.auth }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit({ limit: config.rateLimitPerMinute, redis }),
@@ -99,12 +99,22 @@ const apiIndex = (config: Config) => ({
   links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
 });
 
-function useBodyLimit(maxBytes: number): Plugin {
+/** MAX_BODY_BYTES, or more where a route allows it (uploads); a GraphQL multipart upload as much as the largest route. */
+function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
+  const uploadBytes = Math.max(maxBytes, ...table.map((r) => r.maxBodyBytes ?? 0));
+  const limitOf = (request: Request, url: URL) => {
+    if (isGraphQLPath(url.pathname)) return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "") ? uploadBytes : maxBytes;
+    // a path that does not decode gets the default limit here; the shim answers it 400
+    const match = (() => { try { return matchRoute(table, request.method, url.pathname); } catch { return null; } })();
+    return match && "route" in match ? Math.max(maxBytes, match.route.maxBodyBytes ?? 0) : maxBytes;
+  };
   return {
-    onRequest({ request, endResponse }) {
+    onRequest({ request, url, endResponse }) {
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > maxBytes)
-        endResponse(errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${maxBytes} bytes.` }, stateOf(request).requestId, { connection: "close" }));
+      if (length <= maxBytes) return;
+      const limit = limitOf(request, url);
+      if (length > limit)
+        endResponse(errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${limit} bytes.` }, stateOf(request).requestId, { connection: "close" }));
     },
   };
 }

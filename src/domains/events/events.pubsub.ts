@@ -17,6 +17,8 @@ export type Topics = {
   "reference.updated": [event: { kind: string; id: string }];
   /** a compliance rule set was imported: every instance reloads its rule sets */
   "compliance.updated": [event: { country: string; version: number }];
+  /** a document was uploaded, changed or deleted: the checks engine will enqueue a KYC run from it */
+  "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }];
 };
 
 type RedisTarget = Parameters<typeof createRedisEventTarget>[0];

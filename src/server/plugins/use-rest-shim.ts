@@ -62,7 +62,7 @@ type Runner = { getEnveloped: Enveloped; known: ReadonlySet<string>; maxBodyByte
 async function run({ getEnveloped, known, maxBodyBytes }: Runner, route: CompiledRoute, params: Record<string, string>, request: Request, url: URL, serverContext: object): Promise<Reply> {
   const query = readQueryInput(route.input, url.searchParams, !!route.list);
   const paging = route.list ? readPaging(url.searchParams) : null;
-  const raw = await readBody(request, maxBodyBytes);
+  const raw = await readBody(request, Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
   const body = readBodyInput(route.input, raw.value, raw.form);
   const variables = { ...route.variables({ params, query, body, headers: request.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const initial = { request, params: { query: "", variables }, ...serverContext };
@@ -77,6 +77,7 @@ async function run({ getEnveloped, known, maxBodyBytes }: Runner, route: Compile
     payload = { ...payload };
     delete payload[route.etagField];
   }
+  if (route.binary) return binaryReply(payload, route.binary);
   const out = paging ? listEnvelope(payload as never, paging, url) : payload;
   if (route.status === 204) return { status: 204, headers: {}, text: null };
   const text = JSON.stringify(out);
@@ -85,6 +86,14 @@ async function run({ getEnveloped, known, maxBodyBytes }: Runner, route: Compile
     headers.etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   }
   return { status: route.status ?? 200, headers, text };
+}
+
+/** A file: the bytes with their own content type, as an attachment the browser must not sniff. */
+function binaryReply(payload: Record<string, unknown>, names: NonNullable<CompiledRoute["binary"]>): Reply {
+  const headers: Record<string, string> = { "content-type": String(payload[names.contentType]), "x-content-type-options": "nosniff" };
+  const fileName = names.fileName ? String(payload[names.fileName] ?? "") : "";
+  if (fileName) headers["content-disposition"] = `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  return { status: 200, headers, text: Buffer.from(String(payload[names.content]), "base64") };
 }
 
 /** A reply as a Response; a GET whose ETag the caller already holds (If-None-Match) is 304 without a body. */

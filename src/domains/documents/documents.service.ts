@@ -1,0 +1,154 @@
+/** Identity documents (SPEC 6): upload, update, read, list, delete — always inside the caller's client. */
+import { createHash } from "node:crypto";
+import type { RequestContext } from "../../context.js";
+import { tenantOf } from "../../context.js";
+import type { Prisma } from "../../../generated/prisma/client.js";
+import { DomainError, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
+import type { Write } from "../../db/transaction.js";
+import { newStorageKey, type ByteChanges } from "./documents.storage.js";
+import {
+  checkDocumentFields, checkFile, lastFour,
+  type CheckedFields, type CheckedFile, type DocumentFields, type DocumentStatusValue, type DocumentTypeValue, type FileInput,
+} from "./documents.rules.js";
+
+/** Pothos's selection for the requested fields, so relations load in the same query. */
+type Selection = { select?: Prisma.DocumentSelect; include?: Prisma.DocumentInclude };
+const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, id: true } } : (query ?? {}));
+
+export type UploadInput = DocumentFields & { userId: string; file: FileInput };
+export type UpdateInput = DocumentFields & { id: string; file?: FileInput | null };
+export type DocumentFilters = { userId?: string | null; status?: DocumentStatusValue | null; documentType?: DocumentTypeValue | null };
+
+/** A live document of this client (not DELETED); anything else is "not found", as SPEC 1 wants. */
+async function findLive(ctx: Pick<RequestContext, "db" | "principal">, id: string) {
+  const row = isUuid(id) ? await ctx.db.document.findFirst({ where: { id, clientId: tenantOf(ctx as RequestContext), status: { not: "DELETED" } } }) : null;
+  if (!row) throw notFound("document");
+  return row;
+}
+
+/** One document, DELETED ones included (their record is kept for audit). */
+export async function getDocument(ctx: RequestContext, id: string, query?: Selection) {
+  const row = isUuid(id) ? await ctx.db.document.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  if (!row) throw notFound("document");
+  return row;
+}
+
+/** The bytes of a live document. */
+export async function getDocumentFile(ctx: RequestContext, id: string) {
+  const row = await findLive(ctx, id);
+  const bytes = row.storageKey ? await ctx.documentStore.read(row.storageKey) : null;
+  if (!bytes) throw notFound("document file");
+  return { ...row, bytes };
+}
+
+export async function uploadDocument(ctx: RequestContext, input: UploadInput, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const { userId, file, ...fields } = input;
+  await assertUser(ctx, userId);
+  const checked = checkDocumentFields(fields, null);
+  const content = await checkFile(file);
+  const key = newStorageKey();
+  return ctx.documentStore.transact(ctx, { put: { key, bytes: content.bytes } }, async (write) => {
+    const doc = await write.tx.document.create({
+      ...withBase(query),
+      data: { clientId, userId, ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
+    });
+    await changed(write, clientId, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
+    return doc;
+  });
+}
+
+export async function updateDocument(ctx: RequestContext, input: UpdateInput, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const { id, file, ...fields } = input;
+  const current = await findLive(ctx, id);
+  const checked = checkDocumentFields(fields, { ...current, documentNumber: current.documentNumberLast4 });
+  const content = file ? await checkFile(file) : null;
+  const key = content ? newStorageKey() : null;
+  const bytes: ByteChanges = content ? { put: { key: key!, bytes: content.bytes }, erase: current.storageKey } : {};
+  return ctx.documentStore.transact(ctx, bytes, async (write) => {
+    // the row must still be live and hold the bytes just read, or a concurrent write won
+    const { count } = await write.tx.document.updateMany({
+      where: { id, clientId, status: { not: "DELETED" }, storageKey: current.storageKey },
+      data: { ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}) } as Prisma.DocumentUncheckedUpdateManyInput,
+    });
+    if (!count) throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
+      ? new DomainError("CONFLICT", "The document's file was replaced while this update ran: read it again and retry.")
+      : notFound("document");
+    await changed(write, clientId, { documentId: id, userId: current.userId, change: "updated" }, [...Object.keys(checked), ...(content ? ["file"] : [])]);
+    return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
+  });
+}
+
+/** Erases the bytes and keeps the record as DELETED; a second delete finds nothing live → 404. */
+export async function deleteDocument(ctx: RequestContext, id: string, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const current = await findLive(ctx, id);
+  return ctx.documentStore.transact(ctx, { erase: current.storageKey }, async (write) => {
+    const { count } = await write.tx.document.updateMany({
+      where: { id, clientId, status: { not: "DELETED" } },
+      data: { status: "DELETED", storageKey: null, deletedAt: new Date() },
+    });
+    if (!count) throw notFound("document");
+    await changed(write, clientId, { documentId: id, userId: current.userId, change: "deleted" }, ["status", "file"]);
+    return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
+  });
+}
+
+function whereOf(clientId: string, filters: DocumentFilters): Prisma.DocumentWhereInput {
+  const today = new Date(new Date().toISOString().slice(0, 10));
+  const status: Prisma.DocumentWhereInput =
+    filters.status === "DELETED" ? { status: "DELETED" }
+      : filters.status === "EXPIRED" ? { status: "ACTIVE", expiryDate: { lt: today } }
+        : filters.status === "ACTIVE" ? { status: "ACTIVE", OR: [{ expiryDate: null }, { expiryDate: { gte: today } }] }
+          : { status: { not: "DELETED" } };
+  return { clientId, ...status, ...(filters.userId ? { userId: filters.userId } : {}), ...(filters.documentType ? { documentType: filters.documentType } : {}) };
+}
+
+/** Filtering by a user of another client (or none) is 404, like reading that user. */
+async function checkFilters(ctx: RequestContext, filters: DocumentFilters) {
+  if (filters.userId) await assertUser(ctx, filters.userId);
+}
+
+export async function countDocuments(ctx: RequestContext, filters: DocumentFilters) {
+  await checkFilters(ctx, filters);
+  return ctx.db.document.count({ where: whereOf(tenantOf(ctx), filters) });
+}
+
+export async function listDocuments(ctx: RequestContext, filters: DocumentFilters, window: { offset: number; limit: number }, query?: Selection) {
+  await checkFilters(ctx, filters);
+  return ctx.db.document.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+}
+
+/** The where of `User.documents`: the same status rules as the list. */
+export const userDocumentsWhere = (status?: DocumentStatusValue | null) => {
+  const { clientId: _c, ...where } = whereOf("", { status });
+  return where;
+};
+
+async function assertUser(ctx: RequestContext, userId: string) {
+  const user = isUuid(userId) ? await ctx.db.user.findFirst({ where: { id: userId, clientId: tenantOf(ctx) }, select: { id: true } }) : null;
+  if (!user) throw notFound("user");
+}
+
+function columnsOf(ctx: RequestContext, checked: CheckedFields): Prisma.DocumentUncheckedUpdateInput {
+  const { documentNumber, ...rest } = checked;
+  const data: Prisma.DocumentUncheckedUpdateInput = { ...rest };
+  if (documentNumber !== undefined) {
+    data.documentNumberCiphertext = documentNumber === null ? null : ctx.cipher.encrypt(documentNumber);
+    data.documentNumberLast4 = documentNumber === null ? null : lastFour(documentNumber);
+  }
+  return data;
+}
+
+const fileColumns = (file: CheckedFile, storageKey: string) => ({
+  fileName: file.fileName, mimeType: file.mimeType, sizeBytes: file.bytes.length,
+  sha256: createHash("sha256").update(file.bytes).digest("hex"), storageKey,
+});
+
+/** Audit row and event of one change; the event will enqueue a KYC check (SPEC 6, 7). */
+async function changed(write: Write, clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }, fields: string[]) {
+  await write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
+  write.emit("document.changed", clientId, event);
+}
