@@ -27,7 +27,11 @@ describe("cli", () => {
     expect(rotated.api_key).not.toBe(created.api_key);
     await cli(dataDir, "keys", "revoke", "--key", rotated.key_id);
     const [listed] = await cli(dataDir, "clients", "list");
-    expect(listed.keys.map((k: { revokedAt: string | null }) => k.revokedAt !== null)).toEqual([true, true]);
+    // REST's snake_case names, as `GET`/`DELETE /admin/...` answer
+    expect(Object.keys(listed)).toEqual(["client_id", "name", "mode", "scopes", "created_at", "keys"]);
+    expect(Object.keys(listed.keys[0])).toEqual(["key_id", "prefix", "created_at", "revoked_at"]);
+    expect(listed.keys.map((k: { revoked_at: string | null }) => k.revoked_at !== null)).toEqual([true, true]);
+    expect(Object.keys(rotated)).toEqual(["client_id", "name", "mode", "scopes", "api_key", "key_id"]);
     expect(JSON.stringify(listed)).not.toContain(created.api_key);
   }, 90_000);
 });
