@@ -73,7 +73,8 @@ export async function buildApp(config: Config) {
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       // the embedded database is this process's alone: the CLI hands its commands to it
       if (database.kind === "pglite" && !database.ephemeral)
-        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: database.migrate, events: services.events }, (err) => logger.error({ err }, "cli command failed"));
+        // (`migrate` has nothing to do: this process migrated at start)
+        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events }, (err) => logger.error({ err }, "cli command failed"));
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;
     },
