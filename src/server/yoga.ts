@@ -95,7 +95,7 @@ function useGraphiQLPage(endpoint: string): Plugin {
     subscriptionsProtocol: "SSE",
     // a placeholder to replace, never a real key: the page is public
     headers: JSON.stringify({ Authorization: "Bearer <your API key, e.g. from .data/bootstrap.json>" }, null, 2),
-    defaultQuery: "# Put your API key in the Headers tab below (the docs load without one), then run:\n{\n  users(first: 5) {\n    totalCount\n    edges { node { id email status requirements { currentlyDue } } }\n  }\n}\n",
+    defaultQuery: "# Put your API key in the Headers tab below, then run:\n{\n  users(first: 5) {\n    totalCount\n    edges { node { id email status requirements { currentlyDue } } }\n  }\n}\n",
   } as const;
   let html: Uint8Array<ArrayBuffer> | null = null;
   const page = () => (html ??= new Uint8Array(Buffer.from(renderGraphiQL(options))));
