@@ -72,9 +72,11 @@ export async function buildApp(config: Config) {
       closeWs = attachWebSocket(server, yoga, services);
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       // the embedded database is this process's alone: the CLI hands its commands to it
+      // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
+      // path too long for one) the service still runs; the CLI then needs it stopped, as before.
       if (database.kind === "pglite" && !database.ephemeral)
-        // (`migrate` has nothing to do: this process migrated at start)
-        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events }, (err) => logger.error({ err }, "cli command failed"));
+        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events }, (err) => logger.error({ err }, "cli command failed"))
+          .catch((err: Error) => { logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR"); return null; });
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;
     },
