@@ -19,6 +19,7 @@ import { createMetrics } from "./lib/metrics.js";
 import { buildOpenApi } from "./rest/openapi.js";
 import { compileRoutes, routes } from "./rest/routes.js";
 import { createSharedCache } from "./rest/shared-cache.js";
+import { serveControlSocket } from "./cli/control-socket.js";
 import { attachWebSocket } from "./server/websocket.js";
 import { buildYoga } from "./server/yoga.js";
 import { createRedis } from "./lib/redis.js";
@@ -74,6 +75,7 @@ export async function buildApp(config: Config) {
     try { await yoga(req, res); } finally { inFlight--; }
   };
   let closeWs: (() => Promise<void>) | null = null;
+  let closeControl: (() => Promise<void>) | null = null;
   return {
     config, services, database, yoga, demo, redis,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
@@ -81,11 +83,18 @@ export async function buildApp(config: Config) {
       server = createServer(handler);
       closeWs = attachWebSocket(server, yoga, services);
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
+      // the embedded database is this process's alone: the CLI hands its commands to it
+      // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
+      // path too long for one) the service still runs; the CLI then needs it stopped, as before.
+      if (database.kind === "pglite" && !database.ephemeral)
+        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events }, (err) => logger.error({ err }, "cli command failed"))
+          .catch((err: Error) => { logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR"); return null; });
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;
     },
     /** Stop accepting, let in-flight requests finish, close sockets, then the database. */
     async stop() {
+      await closeControl?.();
       if (server) {
         await closeWs?.();
         await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });

@@ -1,6 +1,7 @@
 /** Read config, build the app, listen; SIGTERM/SIGINT → graceful stop. Nothing else. */
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { isMemoryDir } from "./db/client.js";
 
 let config;
 try { config = loadConfig(); } catch (error) {
@@ -11,7 +12,9 @@ const started = performance.now();
 const app = await buildApp(config);
 const port = await app.start();
 const log = app.services.logger;
-if (app.demo) log.info({ demo_client: app.demo, file: `${config.dataDir}/bootstrap.json` }, "created the sandbox demo client; its API key is shown only now");
+// DATA_DIR=memory:// writes no file: the key is in this log and nowhere else
+const written = isMemoryDir(config.dataDir) ? {} : { file: `${config.dataDir}/bootstrap.json` };
+if (app.demo) log.info({ demo_client: app.demo, ...written }, "created the sandbox demo client; its API key is shown only now");
 log.info({ port, database: app.database.kind, ms: Math.round(performance.now() - started) }, `listening on http://localhost:${port}/graphql`);
 if (app.demo) console.log(`\nDemo sandbox API key: ${app.demo.api_key}\n  curl -H "Authorization: Bearer ${app.demo.api_key}" http://localhost:${port}/v2/users\n`);
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { createClient as createWsClient } from "graphql-ws";
 import { getIntrospectionQuery, GraphQLError } from "graphql";
@@ -128,12 +129,39 @@ describe("server", () => {
     for (const r of routes) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
   });
 
-  it("serves GraphiQL to a browser without a key", async () => {
+  it("serves GraphiQL to a browser without a key, compressed as the browser accepts, subscriptions over SSE", async () => {
     const res = await t.app.fetch("/graphql", { headers: { accept: "text/html" } });
     expect(res.status).toBe(200);
+    expect(res.headers.get("content-encoding")).toBeNull();
     const html = await res.text();
     expect(html).toContain("Onboarding Gateway");
     expect(html).not.toMatch(/unpkg\.com|jsdelivr/); // self-contained: no CDN on machines without internet
+    expect(html).toContain('"subscriptionsProtocol":"SSE"'); // the headers pane reaches subscriptions
+    for (const [accept, encoding, decode] of [["gzip, deflate, br", "br", brotliDecompressSync], ["gzip", "gzip", gunzipSync], ["br;q=0, gzip", "gzip", gunzipSync]] as const) {
+      const page = await t.app.fetch("/graphql", { headers: { accept: "text/html", "accept-encoding": accept } });
+      expect(page.headers.get("content-encoding"), accept).toBe(encoding);
+      expect(page.headers.get("vary")).toBe("accept-encoding");
+      const body = Buffer.from(await page.arrayBuffer());
+      expect(body.length).toBeLessThan(html.length / 3);
+      expect(decode(body).toString("utf8")).toBe(html);
+    }
+  });
+
+  it("answers GraphiQL's schema fetch without a key (or with its placeholder) while GraphiQL is on, and nothing else", async () => {
+    for (const k of [null, "<your"]) {
+      const schema = await t.gql(k, getIntrospectionQuery(), undefined);
+      expect(schema.status, String(k)).toBe(200);
+      expect(schema.data.__schema.queryType.name).toBe("Query");
+    }
+    const viaGet = await t.app.fetch(`/graphql?query=${encodeURIComponent("{ __type(name: \"User\") { name } }")}`, { headers: { accept: "application/json" } });
+    expect((await viaGet.json()).data).toEqual({ __type: { name: "User" } });
+    for (const query of ["{ __typename users { totalCount } }", "{ ...F } fragment F on Query { __schema { queryType { name } } }", "mutation { __typename }"])
+      expect((await t.gql(null, query)).status, query).toBe(401);
+    const production = await startTestApp("pglite", { GRAPHIQL: "0" });
+    try {
+      expect((await production.gql(null, getIntrospectionQuery())).status).toBe(401);
+      expect((await production.app.fetch("/graphql", { headers: { accept: "text/html" } })).headers.get("content-type") ?? "").not.toContain("text/html");
+    } finally { await production.stop(); }
   });
 
   it("runs operations over graphql-ws on /graphql with the key in connectionParams, and refuses without", async () => {
@@ -143,10 +171,20 @@ describe("server", () => {
     const result = await new Promise<any>((resolve, reject) => ok.subscribe({ query: "{ users { totalCount } }" }, { next: resolve, error: reject, complete: () => {} }));
     expect(result.data.users.totalCount).toBeGreaterThanOrEqual(0);
     await ok.dispose();
-    const refused = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: "Bearer wrong" }, retryAttempts: 0 });
-    const error = await new Promise<any>((resolve) => refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }));
-    expect(error?.code ?? error).toBe(4403);
-    await refused.dispose();
+    // the key as clients that forward HTTP headers send it
+    const nested = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${key}` } }, retryAttempts: 0 });
+    expect((await new Promise<any>((resolve, reject) => nested.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }))).data).toEqual({ __typename: "Query" });
+    await nested.dispose();
+    // 4401 is fatal to graphql-ws clients: the error is reported at once, not retried behind a spinner
+    for (const connectionParams of [{ authorization: "Bearer wrong" }, {}]) {
+      const closes: number[] = [];
+      const refused = createWsClient({ url, webSocketImpl: WebSocket, connectionParams, retryAttempts: 5, retryWait: async () => {}, on: { closed: (e: any) => closes.push(e.code) } });
+      const error = await new Promise<any>((resolve) => refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }));
+      expect(error?.code ?? error).toBe(4401);
+      expect(error.reason).toMatch(/^Unauthorized: /);
+      expect(closes).toEqual([4401]);
+      await refused.dispose();
+    }
   });
 });
 

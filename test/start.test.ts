@@ -63,4 +63,13 @@ describe("npm start", () => {
     expect((await read.json()).email).toBe("kept@example.com");
     expect([0, null]).toContain(await stop(second.child));
   }, 120_000);
+
+  it("with DATA_DIR=memory:// prints the demo key and names no bootstrap.json it did not write", async () => {
+    const started = await start("memory://");
+    children.push(started.child);
+    expect(started.output()).toMatch(/Demo sandbox API key: ogk_sandbox_/);
+    expect(started.output()).toContain("created the sandbox demo client");
+    expect(started.output()).not.toMatch(/bootstrap\.json|memory:\//);
+    expect([0, null]).toContain(await stop(started.child));
+  }, 120_000);
 });

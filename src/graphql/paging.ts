@@ -1,9 +1,10 @@
 /**
- * Offset-backed Relay connections: every list is `first/after` with `totalCount`, and the cursors
- * are offsets, so the REST shim can turn `page`/`records_per_page` into `first`/`after` exactly.
+ * Offset-backed Relay connections: every list takes `first/after` and `last/before` with
+ * `totalCount`, and the cursors are offsets, so the REST shim can turn `page`/`records_per_page`
+ * into `first`/`after` exactly. Bad paging arguments are VALIDATION_FAILED naming the argument.
  */
 import { queryFromInfo } from "@pothos/plugin-prisma";
-import { offsetToCursor, resolveOffsetConnection } from "@pothos/plugin-relay";
+import { cursorToOffset, offsetToCursor, resolveArrayConnection, resolveOffsetConnection } from "@pothos/plugin-relay";
 import type { GraphQLResolveInfo } from "graphql";
 import type { RequestContext } from "../context.js";
 import type { SchemaTypes } from "./builder.js";
@@ -14,20 +15,46 @@ export const DEFAULT_PAGE_SIZE = 10;
 
 export type PageArgs = { first?: number | null; after?: string | null; last?: number | null; before?: string | null };
 
+/** Every bad paging argument at once, named as the caller wrote it (Pothos would say "Invalid base64 string"). */
+function checkPageArgs(args: PageArgs) {
+  const errors = [];
+  for (const name of ["first", "last"] as const) {
+    const n = args[name];
+    if (n != null && (n < 0 || n > MAX_PAGE_SIZE)) errors.push({ field: name, code: "out_of_range", message: `${name} must be from 0 to ${MAX_PAGE_SIZE}.` });
+  }
+  for (const name of ["after", "before"] as const) {
+    const cursor = args[name];
+    if (cursor != null && !isCursor(cursor)) errors.push({ field: name, code: "invalid", message: `${name} must be a cursor from this list's pageInfo or edges.` });
+  }
+  if (errors.length) throw invalid(errors);
+}
+
+function isCursor(cursor: string) {
+  try { const offset = cursorToOffset(cursor); return Number.isSafeInteger(offset) && offset >= 0; } catch { return false; }
+}
+
+/** `last` alone counts back from the end: the total is needed before the window. */
+const countsFirst = (args: PageArgs) => args.last != null && args.before == null && args.first == null;
+
 export async function offsetConnection<T>(
   args: PageArgs,
   count: () => Promise<number>,
   fetch: (window: { offset: number; limit: number }) => Promise<T[]>,
 ) {
-  for (const name of ["first", "last"] as const) {
-    const n = args[name];
-    if (n != null && (n < 0 || n > MAX_PAGE_SIZE)) throw invalid([{ field: name, code: "out_of_range", message: `${name} must be from 0 to ${MAX_PAGE_SIZE}.` }]);
+  checkPageArgs(args);
+  const options = { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE };
+  if (countsFirst(args)) {
+    const totalCount = await count();
+    return Object.assign(await resolveOffsetConnection({ ...options, totalCount }, fetch), { totalCount });
   }
-  const [totalCount, connection] = await Promise.all([
-    count(),
-    resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, fetch),
-  ]);
+  const [totalCount, connection] = await Promise.all([count(), resolveOffsetConnection(options, fetch)]);
   return Object.assign(connection, { totalCount });
+}
+
+/** The same paging over rows already in memory (e.g. loaded by a DataLoader for many parents at once). */
+export function arrayConnection<T>(args: PageArgs, rows: T[]) {
+  checkPageArgs(args);
+  return resolveArrayConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, rows);
 }
 
 /** The `after` cursor that starts a page at `offset` (REST page → Relay). */

@@ -1,8 +1,10 @@
 /**
  * Answers that are the same for every caller with the route's scope (reference data) are kept in
  * memory for a short time: a lookup then costs no query. Any reference change published on the
- * event bus (Redis across instances) clears the cache; a writer that publishes nothing (the CLI on
- * another process) is bounded by the TTL, which stays below the Cache-Control clients are given.
+ * event bus (Redis across instances) clears the cache: admin mutations, and `cli reference import`,
+ * which runs inside the server on the embedded database (cli/control-socket.ts) and publishes on
+ * Redis otherwise. Only a CLI import on PostgreSQL without Redis goes unheard, bounded by the TTL,
+ * which stays below the Cache-Control clients are given.
  */
 import type { EventBus } from "../domains/events/events.pubsub.js";
 

@@ -1,17 +1,21 @@
 /**
  * graphql-ws on the same /graphql path, executed through yoga's envelop so subscriptions get the
- * same schema, context and masking. The key comes in connectionParams.authorization (SPEC 1).
+ * same schema, context and masking. The key comes in connectionParams (SPEC 1): `authorization`
+ * (`Bearer <key>` or the bare key) or `x-api-key`, at the top or under `headers` as clients that
+ * forward their HTTP headers send it. A missing or refused key closes the socket with 4401
+ * Unauthorized and a reason: graphql-ws clients treat 4401 as fatal and report it, where the
+ * library's default 4403 makes them reconnect silently for ever.
  */
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import type { YogaServerInstance } from "graphql-yoga";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import type { Principal, RequestContext, Services } from "../context.js";
 import { presentedKey } from "./plugins/use-authentication.js";
 
-type Extra = { principal?: Principal };
+type Extra = { principal?: Principal; socket: WebSocket };
 type Enveloped = { execute: (a: ExecutionArgs) => never; subscribe: (a: ExecutionArgs) => never };
 
 export function attachWebSocket(server: Server, yoga: YogaServerInstance<Record<string, unknown>, RequestContext>, services: Services) {
@@ -20,11 +24,12 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<Record<
     execute: (args) => (args.rootValue as Enveloped).execute(args),
     subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
     async onConnect(ctx) {
-      const params = ctx.connectionParams ?? {};
-      const raw = String(params.authorization ?? params.Authorization ?? params["x-api-key"] ?? "");
-      const key = raw.includes(" ") ? presentedKey(new Headers({ authorization: raw })) : raw;
+      const key = connectionKey(ctx.connectionParams ?? {});
       const principal = key ? await services.auth.authenticate(key) : null;
-      if (!principal) return false; // graphql-ws closes with 4403 Forbidden
+      if (!principal) {
+        ctx.extra.socket.close(4401, key ? "Unauthorized: the API key is not valid or has been revoked" : "Unauthorized: send your API key as connectionParams.authorization");
+        return false;
+      }
       ctx.extra.principal = principal;
       return true;
     },
@@ -38,4 +43,15 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<Record<
     },
   }, wss);
   return () => new Promise<void>((resolve) => { for (const c of wss.clients) c.close(1001, "server shutting down"); wss.close(() => resolve()); });
+}
+
+/** The key from connectionParams, matched without regard to case, top level first, then `headers`. */
+function connectionKey(params: Record<string, unknown>): string | null {
+  const lower = (o: unknown) => Object.fromEntries(Object.entries(o && typeof o === "object" ? o : {}).map(([k, v]) => [k.toLowerCase(), v]));
+  for (const source of [lower(params), lower(lower(params).headers)]) {
+    const auth = source.authorization, apiKey = source["x-api-key"];
+    if (typeof auth === "string" && auth.trim()) return auth.includes(" ") ? presentedKey(new Headers({ authorization: auth })) : auth.trim();
+    if (typeof apiKey === "string" && apiKey.trim()) return apiKey.trim();
+  }
+  return null;
 }

@@ -121,7 +121,7 @@ describe.each(backends)("verification and check runs on %s", (backend) => {
     await t.db.checkRun.createMany({ data: ids.flatMap((userId) => (["KYC", "SANCTIONS_SCREENING"] as const).map((type) => ({ clientId: bulkClient, userId, type, trigger: "VERIFICATION" as const }))) });
     const query = (first: number) => `{ users(first: ${first}) { totalCount edges { node { riskAssessmentStatus requirements { currentlyDue } checks { status } } } } }`;
     await t.gql(bulkKey, query(1)); // warm: the API key and the rule sets are cached after the first request
-    const own = (queries: string[]) => queries.filter((q) => !q.includes(POLL_MARKER)); // the rule-set version check runs on a timer
+    const own = (queries: string[]) => queries.filter((q) => !q.includes(POLL_MARKER)); // the rule-set version check may ride along on a request
     const small = await t.app.database.countQueries(() => t.gql(bulkKey, query(2)));
     const large = await t.app.database.countQueries(() => t.gql(bulkKey, query(100)));
     expect(large.result.errors).toBeUndefined();

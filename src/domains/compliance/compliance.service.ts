@@ -1,8 +1,9 @@
 /**
  * Rule sets in the database and in memory. Each instance keeps every version in a cache (a handful of
  * rows) and drops it when told: at once by a `compliance.updated` event (this instance, or all of them
- * over Redis), and within POLL_MS by a one-row version check, which is how an import made by the CLI in
- * another process reaches running servers. The set in force is chosen at evaluation time, so a
+ * over Redis), and otherwise by a one-row version check made when a rule set is used and the last check
+ * is older than POLL_MS, which is how an import by a CLI without the bus reaches running servers. The
+ * check rides on use, never on a timer: an idle process issues no queries. The set in force is chosen at evaluation time, so a
  * version with a future effective_from takes over by itself when its day comes.
  */
 import type { RequestContext } from "../../context.js";
@@ -36,16 +37,21 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
   };
   const changes = events.subscribe("compliance.updated");
   void (async () => { for await (const _ of changes) current = null; })();
-  const timer = setInterval(async () => {
+  let checkedAt = Date.now();
+  /** in the background: this read uses what is cached, the next one what the check found */
+  const recheck = () => {
     const loaded = current;
-    if (!loaded) return;
-    try { if ((await stampOf()) !== (await loaded).stamp && current === loaded) current = null; } catch { /* closed or down: the next read reloads */ }
-  }, pollMs);
-  timer.unref();
+    if (!loaded || Date.now() - checkedAt < pollMs) return;
+    checkedAt = Date.now();
+    void (async () => {
+      try { if ((await stampOf()) !== (await loaded).stamp && current === loaded) current = null; } catch { /* closed or down: the next read reloads */ }
+    })();
+  };
 
   return {
     /** The rule set in force for a country of residence (alpha-2; DEFAULT when none or unknown). */
     async inForce(country: string | null | undefined, now = new Date()): Promise<CompiledRuleSet> {
+      recheck();
       const attempt = (current ??= load());
       let index: Index;
       try { index = await attempt; } catch (error) { if (current === attempt) current = null; throw error; }
@@ -55,7 +61,7 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
       return found;
     },
     invalidate() { current = null; },
-    async stop() { clearInterval(timer); await changes.return?.(); },
+    async stop() { await changes.return?.(); },
   };
 }
 export type RuleBook = ReturnType<typeof createRuleBook>;

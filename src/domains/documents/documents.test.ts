@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { POLL_MARKER } from "../compliance/compliance.service.js";
 import { existsSync } from "node:fs";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -293,8 +294,10 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     for (let i = 0; i < 100; i += 10)
       await Promise.all(ids.slice(i, i + 10).map((u) => t.rest("POST", base, { key: k, body: passport(u) })));
     const query = (n: number) => `{ users(first: ${n}) { edges { node { id documents { id status documentNumber } } } } }`;
-    const small = await t.app.database.countQueries(() => t.gql(k, query(2)));
-    const large = await t.app.database.countQueries(() => t.gql(k, query(100)));
+    // the rule-set version check may ride along on any request (compliance.service.ts): not this list's own
+    const own = async <T>(fn: () => Promise<T>) => { const r = await t.app.database.countQueries(fn); return { ...r, queries: r.queries.filter((q) => !q.includes(POLL_MARKER)) }; };
+    const small = await own(() => t.gql(k, query(2)));
+    const large = await own(() => t.gql(k, query(100)));
     expect(large.result.errors).toBeUndefined();
     const nodes = large.result.data.users.edges.map((e: { node: { documents: unknown[] } }) => e.node);
     expect(nodes).toHaveLength(100);
@@ -302,7 +305,7 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     // users, their count, documents
     expect(large.queries.length).toBeLessThanOrEqual(3);
     expect(large.queries.length).toBe(small.queries.length);
-    const list = await t.app.database.countQueries(() => t.rest("GET", `${base}?records_per_page=100`, { key: k }));
+    const list = await own(() => t.rest("GET", `${base}?records_per_page=100`, { key: k }));
     expect(list.result.body.data).toHaveLength(100);
     expect(list.queries.length).toBeLessThanOrEqual(2);
   }, 120_000);

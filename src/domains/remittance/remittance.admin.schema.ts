@@ -1,9 +1,10 @@
 /**
  * Operator mutations (`admin` scope) that create or replace one reference row by id. They run the
- * checks and the write of a one-row import (remittance.import.ts), so both paths agree. Enum-like
- * inputs are strings, checked case-insensitively by remittance.rules.ts as the lookup filters are.
+ * checks and the write of a one-row import (remittance.import.ts), so both paths agree. Inputs take
+ * the same enums the queries return (`status: INACTIVE`), so a value read can be written back.
  */
 import { builder } from "../../graphql/builder.js";
+import { BeneficiaryTypeEnum, InstitutionTypeEnum, StatusEnum } from "./remittance.enums.js";
 import { upsertReferenceRow } from "./remittance.import.js";
 import { getBranch, getCorridor, getInstitution } from "./remittance.service.js";
 
@@ -15,19 +16,19 @@ const UpsertCorridorInput = builder.inputType("UpsertCorridorInput", {
   description: "A whole corridor, created or replaced by id",
   fields: (t) => ({
     id: t.id({ required: true }), receivingCountry: t.string({ required: true, description: "alpha-2, alpha-3 or English name" }),
-    receivingCurrency: t.string({ required: true }), receivingInstitutionType: t.string({ required: true, description: "BANK | MOBILE_WALLET | CASH_PICKUP | CARDS" }),
+    receivingCurrency: t.string({ required: true }), receivingInstitutionType: t.field({ type: InstitutionTypeEnum, required: true }),
     minAmount: t.field({ type: "MinorUnits", required: true }), maxAmount: t.field({ type: "MinorUnits", required: true }),
     deliveryEstimate: t.field({ type: DeliveryEstimateInput, required: true }), requiredFields: t.stringList({ required: true }),
-    userTypes: t.stringList({ description: "INDIVIDUAL | BUSINESS; left out, both" }), status: t.string({ description: "ACTIVE (default) | INACTIVE" }),
+    userTypes: t.field({ type: [BeneficiaryTypeEnum], description: "Left out, both" }), status: t.field({ type: StatusEnum, description: "ACTIVE when left out" }),
   }),
 });
 
 const UpsertReceivingInstitutionInput = builder.inputType("UpsertReceivingInstitutionInput", {
   description: "A whole receiving institution, created or replaced by id",
   fields: (t) => ({
-    id: t.id({ required: true }), name: t.string({ required: true }), type: t.string({ required: true, description: "BANK | MOBILE_WALLET | CASH_PICKUP | CARDS" }),
+    id: t.id({ required: true }), name: t.string({ required: true }), type: t.field({ type: InstitutionTypeEnum, required: true }),
     country: t.string({ required: true }), bic: t.string(), localCode: t.string(), localCodeType: t.string(),
-    status: t.string({ description: "ACTIVE (default) | INACTIVE" }), source: t.string({ description: "Where the row's facts come from" }),
+    status: t.field({ type: StatusEnum, description: "ACTIVE when left out" }), source: t.string({ description: "Where the row's facts come from" }),
   }),
 });
 

@@ -100,7 +100,7 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
 
   it("lets the operator upsert rows through GraphQL with the import's checks", async () => {
     const mutation = `mutation($input: UpsertCorridorInput!) { upsertCorridor(input: $input) { id receivingInstitutionType maxAmount country { alpha3Code } } }`;
-    const input = { id: "th-thb-mobile-wallet", receivingCountry: "th", receivingCurrency: "THB", receivingInstitutionType: "mobile-wallet", minAmount: 100, maxAmount: 5_000_000_000,
+    const input = { id: "th-thb-mobile-wallet", receivingCountry: "th", receivingCurrency: "THB", receivingInstitutionType: "MOBILE_WALLET", minAmount: 100, maxAmount: 5_000_000_000,
       deliveryEstimate: { minHours: 0, maxHours: 1, description: "Within 1 hour" }, requiredFields: ["mobile_number"] };
     const ok = await t.gql(ADMIN_KEY, mutation, { input });
     expect(ok.data.upsertCorridor).toEqual({ id: "th-thb-mobile-wallet", receivingInstitutionType: "MOBILE_WALLET", maxAmount: 5_000_000_000, country: { alpha3Code: "THA" } });
@@ -115,6 +115,21 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
     expect((await t.db.receivingInstitution.findUniqueOrThrow({ where: { id: "ng-solo" } })).hasBranches).toBe(false);
     const branch = await t.gql(ADMIN_KEY, `mutation { upsertBranch(input: { id: "x-1", institutionId: "no-such-bank", name: "X", code: "1" }) { id } }`);
     expect(branch.errors?.[0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "institutionId", code: "not_found" }] });
+  });
+
+  it("takes in the operator's mutations the enums the queries return", async () => {
+    const read = await t.gql(key, `{ receivingInstitutions(receivingCountry: "IN", name: "State Bank of India") { edges { node { id name type country status } } } }`);
+    const sbi = read.data.receivingInstitutions.edges.map((e: any) => e.node).find((n: any) => n.id === "in-sbin");
+    const write = (status: string) => t.gql(ADMIN_KEY, `mutation { upsertReceivingInstitution(input: { id: "${sbi.id}", name: "${sbi.name}", type: ${sbi.type}, country: "${sbi.country}", status: ${status} }) { id status type } }`);
+    const inactive = await write("INACTIVE");
+    expect(inactive.errors).toBeUndefined();
+    expect(inactive.data.upsertReceivingInstitution).toEqual({ id: "in-sbin", status: "INACTIVE", type: "BANK" });
+    const wrong = await write("SLEEPING");
+    expect(wrong.errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
+    expect((await write("ACTIVE")).data.upsertReceivingInstitution.status).toBe("ACTIVE");
+    const corridor = await t.gql(ADMIN_KEY, `mutation { upsertCorridor(input: { id: "th-thb-cash", receivingCountry: "TH", receivingCurrency: "THB", receivingInstitutionType: CASH_PICKUP,
+      minAmount: 100, maxAmount: 1000, deliveryEstimate: { minHours: 0, maxHours: 1, description: "Within 1 hour" }, requiredFields: ["first_name"], userTypes: [INDIVIDUAL], status: INACTIVE }) { userTypes status receivingInstitutionType } }`);
+    expect(corridor.data.upsertCorridor).toEqual({ userTypes: ["INDIVIDUAL"], status: "INACTIVE", receivingInstitutionType: "CASH_PICKUP" });
   });
 });
 

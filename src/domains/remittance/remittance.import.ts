@@ -4,9 +4,10 @@
  * row passes the same checks (remittance.rules.ts); a bad row throws VALIDATION_FAILED naming it and
  * nothing is written.
  *
- * Import file formats (choose by extension):
+ * Import file formats (choose by extension; docs/reference-import.md is the user's description):
  * - `.json`: `{"institutions": [...], "branches": [...], "corridors": [...]}`, any of the three, rows
- *   shaped like data/remittance/*.json (unknown keys such as `has_branches` are ignored). Errors name
+ *   shaped like data/remittance/*.json (unknown keys such as `has_branches` are ignored); or one
+ *   list alone in a file named after it, as the shipped `data/remittance/corridors.json`. Errors name
  *   `<list>.<index from 0>.<field>`, e.g. `corridors.0.min_amount`.
  * - `.csv`: one file, a header row and a `kind` column (`institution` | `branch` | `corridor`); each
  *   row fills the columns of its kind and leaves the others empty. Unknown columns are refused.
@@ -60,7 +61,7 @@ export async function importReferenceFile(db: Db, file: string, actor: Writer = 
   const ext = path.extname(file).toLowerCase();
   if (ext !== ".json" && ext !== ".csv") throw invalid([{ field: "file", code: "invalid", message: "The file must end in .json or .csv." }]);
   const text = await readFile(file, "utf8").catch(() => { throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]); });
-  const rows = ext === ".csv" ? checkCsv(text) : checkLists(parseJson(text));
+  const rows = ext === ".csv" ? checkCsv(text) : checkLists(parseJson(text, path.basename(file, ext).toLowerCase()));
   await loadShippedReferenceData(db); // corridors refer to the ISO countries and currencies
   await writeRows(db, actor, rows, { action: "reference.imported", target: path.basename(file) });
   return { institutions: rowsOf(rows, "institution").length, branches: rowsOf(rows, "branch").length, corridors: rowsOf(rows, "corridor").length };
@@ -75,12 +76,15 @@ export async function upsertReferenceRow(db: Db, actor: Writer, kind: RowKind, i
   return row.row.id;
 }
 
-function parseJson(text: string): Record<string, unknown> {
+/** The object form, or one list in a file named after it (`corridors.json`, as shipped). */
+function parseJson(text: string, baseName: string): Record<string, unknown> {
+  const lists = Object.values(LISTS);
   try {
     const value = JSON.parse(text) as unknown;
+    if (Array.isArray(value) && lists.includes(baseName)) return { [baseName]: value };
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch { /* reported below */ }
-  throw invalid([{ field: "file", code: "invalid", message: 'A JSON import must be an object {"institutions": [], "branches": [], "corridors": []}.' }]);
+  throw invalid([{ field: "file", code: "invalid", message: `A JSON import must be an object {"institutions": [], "branches": [], "corridors": []}, or one list in a file named ${lists.map((l) => `${l}.json`).join(", ")}.` }]);
 }
 
 const inFile = (prefix: string): FieldNamer => (field) => `${prefix}.${toSnake(field)}`;

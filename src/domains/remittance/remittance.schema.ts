@@ -8,20 +8,17 @@
  */
 import type { ArgBuilder } from "@pothos/core";
 import DataLoader from "dataloader";
-import { ReceivingInstitutionType, ReferenceStatus } from "../../../generated/prisma/enums.js";
 import type { ReceivingInstitution } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
-import { listResolver, withTotalCount, type Found } from "../../graphql/paging.js";
-import { arg, parseArgs, USER_TYPES, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
+import { arrayConnection, listResolver, withTotalCount, type Found } from "../../graphql/paging.js";
+import { arg, parseArgs, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 // the operator's mutations live in their own file, split only for length
 import "./remittance.admin.schema.js";
+import { BeneficiaryTypeEnum, InstitutionTypeEnum, StatusEnum } from "./remittance.enums.js";
 import { findBranches, findCorridors, findCountries, findCurrencies, findInstitutions, getCorridor, institutionsByCorridor, SORTS } from "./remittance.service.js";
 
-const InstitutionTypeEnum = builder.enumType(ReceivingInstitutionType, { name: "ReceivingInstitutionType" });
-const StatusEnum = builder.enumType(ReferenceStatus, { name: "ReferenceStatus" });
-const BeneficiaryTypeEnum = builder.enumType("BeneficiaryType", { values: USER_TYPES, description: "Who receives the payout (`user_type` on REST)" });
 
 // the same relation selection for both fields, so Pothos loads it once
 const ACTIVE_CORRIDORS = { corridors: { where: { status: "ACTIVE" as const }, select: { receivingInstitutionType: true } } };
@@ -105,15 +102,16 @@ const Corridor = builder.prismaObject("Corridor", {
     status: t.expose("status", { type: StatusEnum }),
     country: t.relation("country"),
     currency: t.relation("currency"),
-    institutions: t.field({
-      type: [Institution], description: "Institutions of the corridor's country and type",
+    // paged like every list; the loader still reads every corridor's institutions in one statement
+    institutions: t.connection({
+      type: Institution, description: "Institutions of the corridor's country and type, by name",
       args: { status: t.arg.string({ description: "ACTIVE | INACTIVE" }) },
       resolve: async (c, args, ctx) => {
-        const { status } = parseArgs<{ status: Status }>(args, { status: arg.status });
+        const { status } = parseArgs<{ status: Status }>({ status: args.status }, { status: arg.status });
         const rows = await institutionsOf(ctx, c.receivingCountry, c.receivingInstitutionType);
-        return status ? rows.filter((r) => r.status === status) : rows;
+        return arrayConnection(args, status ? rows.filter((r) => r.status === status) : rows) as never;
       },
-    }),
+    }, withTotalCount("CorridorInstitutionConnection")),
   }),
 });
 

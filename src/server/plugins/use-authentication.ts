@@ -1,7 +1,11 @@
 /**
  * Bearer | X-Api-Key | HTTP Basic (key as user name, REST's vendor convention) → principal.
- * Every API path needs a key; probes, /openapi.json and the GraphiQL page do not.
+ * Every API path needs a key; probes, /openapi.json and the GraphiQL page do not. While GraphiQL is
+ * on (development), an operation that only introspects needs no key either: the schema is public
+ * in the repository's schema.graphql anyway, and GraphiQL's first screen then loads its docs and
+ * completion before the user has pasted a key. In production (GraphiQL off) introspection is off.
  */
+import { Kind, parse, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse } from "../../rest/problem.js";
@@ -23,7 +27,13 @@ export function presentedKey(headers: Headers): string | null {
   return headers.get("x-api-key")?.trim() || null;
 }
 
-export function useAuthentication({ auth }: { auth: Authenticator }): Plugin {
+export type AuthenticationOptions = {
+  auth: Authenticator;
+  /** introspection-only operations need no key (GraphiQL's schema fetch) @default false */
+  publicIntrospection?: boolean;
+};
+
+export function useAuthentication({ auth, publicIntrospection = false }: AuthenticationOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (PUBLIC.has(url.pathname)) return;
@@ -33,9 +43,26 @@ export function useAuthentication({ auth }: { auth: Authenticator }): Plugin {
       const key = presentedKey(request.headers);
       const principal = key ? await auth.authenticate(key) : null;
       if (principal) { stateOf(request).principal = principal; return; }
+      // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
+      if (graphql && publicIntrospection && await isIntrospectionOnly(request, url)) return;
       const problem = { code: "UNAUTHENTICATED", detail: key ? "The API key is not valid or has been revoked." : "Send your API key as Authorization: Bearer <key>." };
       const headers = { "www-authenticate": 'Bearer realm="onboarding-gateway", Basic realm="onboarding-gateway"' };
       endResponse(errorResponse(request, problem, stateOf(request).requestId, headers));
     },
   };
+}
+
+const INTROSPECTION_FIELDS = new Set(["__schema", "__type", "__typename"]);
+
+/** The operation that would run selects nothing but __schema, __type and __typename at its root. */
+async function isIntrospectionOnly(request: Request, url: URL): Promise<boolean> {
+  const params = request.method === "GET"
+    ? { query: url.searchParams.get("query"), operationName: url.searchParams.get("operationName") }
+    : request.method === "POST" ? await request.clone().json().catch(() => null) as { query?: unknown; operationName?: unknown } | null : null;
+  if (typeof params?.query !== "string") return false;
+  let operations: OperationDefinitionNode[];
+  try { operations = parse(params.query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION); } catch { return false; }
+  const chosen = params.operationName ? operations.filter((o) => o.name?.value === params.operationName) : operations;
+  return chosen.length === 1 && chosen[0].operation === "query"
+    && chosen[0].selectionSet.selections.every((s) => s.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(s.name.value));
 }

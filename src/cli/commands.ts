@@ -1,0 +1,84 @@
+/**
+ * The CLI's commands on a database, shared by the CLI process and the running server (which runs
+ * them for a CLI that finds the embedded database taken: cli/control-socket.ts). Results are
+ * JSON-ready and snake_case, the same names REST answers with.
+ */
+import { parseArgs } from "node:util";
+import { OPERATOR } from "../context.js";
+import type { Db } from "../db/client.js";
+import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
+import type { EventBus } from "../domains/events/events.pubsub.js";
+import { importReferenceFile } from "../domains/remittance/remittance.import.js";
+import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
+import { snakeKeys } from "./snake-keys.js";
+
+export const USAGE = `usage: cli <command>
+  clients create --name NAME (--sandbox | --live) [--scopes "users:read users:write"]
+  clients list
+  keys rotate --client CLIENT_ID
+  keys revoke --key KEY_ID
+  reference import FILE   (.json or .csv, see docs/reference-import.md; all or nothing)
+  compliance import FILE  (one rule set, data/compliance/README.md; running servers pick it up)
+  watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)
+  migrate
+  schema print`;
+
+export class UsageError extends Error {}
+
+/** What a command needs: the database, how to migrate it, and the bus that tells running instances of a change. */
+export type CommandContext = { db: Db; migrate: () => Promise<string[]>; events?: EventBus };
+
+export function parseCommand(argv: string[]) {
+  const { positionals, values } = parseArgs({
+    args: argv, allowPositionals: true,
+    options: { name: { type: "string" }, sandbox: { type: "boolean" }, live: { type: "boolean" }, scopes: { type: "string" }, client: { type: "string" }, key: { type: "string" }, date: { type: "string" } },
+  });
+  return { command: positionals.slice(0, 2).join(" "), positionals, values };
+}
+
+export async function runCommand({ db, migrate, events }: CommandContext, argv: string[]): Promise<unknown> {
+  const { command, positionals, values } = parseCommand(argv);
+  const actor = { principal: OPERATOR, requestId: "cli", events };
+  const applied = await migrate();
+  // a key change reaches every instance's principal cache, as the admin mutations' does
+  const announce = (clientId: string) => events?.publish("credentials.changed", { clientId });
+  switch (command) {
+    case "migrate":
+      return { applied };
+    case "clients create": {
+      if (!values.name || values.sandbox === values.live) throw new UsageError("clients create needs --name and one of --sandbox / --live");
+      const scopes = values.scopes?.split(/[\s,]+/).filter(Boolean);
+      const r = await createApiClient(db, actor, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
+      return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
+    }
+    case "clients list":
+      return snakeKeys((await listApiClients(db)).map((c) => ({
+        clientId: c.id, name: c.name, mode: c.mode, scopes: c.scopes, createdAt: c.createdAt,
+        keys: c.keys.map((k) => ({ keyId: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt })),
+      })));
+    case "keys rotate": {
+      if (!values.client) throw new UsageError("keys rotate needs --client CLIENT_ID");
+      const r = await rotateApiKey(db, actor, values.client);
+      announce(r.client.id);
+      return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
+    }
+    case "keys revoke": {
+      if (!values.key) throw new UsageError("keys revoke needs --key KEY_ID");
+      const r = await revokeApiKey(db, actor, values.key);
+      announce(r.clientId);
+      return snakeKeys({ keyId: r.id, clientId: r.clientId, prefix: r.prefix, createdAt: r.createdAt, revokedAt: r.revokedAt });
+    }
+    case "reference import": {
+      const file = positionals[2];
+      if (!file) throw new UsageError("reference import needs a FILE (.json or .csv)");
+      return { imported: await importReferenceFile(db, file, actor) };
+    }
+    case "compliance import": {
+      const file = positionals[2];
+      if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
+      return { imported: await importRuleSetFile(db, file, actor) };
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(" ")}"`);
+  }
+}
