@@ -6,11 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { GraphQLError } from "graphql";
+import { isOutage, outageGraphQLError } from "../db/outage.js";
 import { DomainError, type FieldError } from "../lib/errors.js";
 import type { Logger } from "../lib/logger.js";
 
 export function createMaskError(logger: Logger) {
   return (error: unknown): Error => {
+    // the database unreachable or too slow is 503 UNAVAILABLE, not a bug (src/db/outage.ts)
+    if (isOutage(error)) return outageGraphQLError(error instanceof GraphQLError ? error : undefined);
     if (!(error instanceof GraphQLError)) return internal(logger, error);
     const original = error.originalError;
     if (original instanceof DomainError) return fromDomainError(error, original);

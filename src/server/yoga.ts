@@ -20,6 +20,7 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import { useRetryAfter } from "./plugins/use-retry-after.js";
 import { stateOf } from "./request-state.js";
 
 export type YogaDeps = {
@@ -31,6 +32,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
+    // a 503 UNAVAILABLE from any later layer leaves with Retry-After
+    useRetryAfter(),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),

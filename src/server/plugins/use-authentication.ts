@@ -3,6 +3,7 @@
  * Every API path needs a key; probes, /openapi.json and the GraphiQL page do not.
  */
 import type { Plugin } from "graphql-yoga";
+import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse } from "../../rest/problem.js";
 import { isGraphQLPath, stateOf } from "../request-state.js";
@@ -31,7 +32,12 @@ export function useAuthentication({ auth }: { auth: Authenticator }): Plugin {
       // the GraphiQL page itself is public; the operations it sends are not
       if (graphql && request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")) return;
       const key = presentedKey(request.headers);
-      const principal = key ? await auth.authenticate(key) : null;
+      let principal;
+      try { principal = key ? await auth.authenticate(key) : null; } catch (error) {
+        // a key not in the cache cannot be checked while the database is away: 503, not 401 and not 500
+        if (!isOutage(error)) throw error;
+        return endResponse(errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders));
+      }
       if (principal) { stateOf(request).principal = principal; return; }
       const problem = { code: "UNAUTHENTICATED", detail: key ? "The API key is not valid or has been revoked." : "Send your API key as Authorization: Bearer <key>." };
       const headers = { "www-authenticate": 'Bearer realm="onboarding-gateway", Basic realm="onboarding-gateway"' };
