@@ -10,7 +10,7 @@ export function writeLoad(base: string, key: string, { workers = 8, tag = "load"
   async function one(): Promise<void> {
     const i = n++;
     const email = `${tag}-${i}@example.com`;
-    const via = (i % 100) / 100 < graphqlShare ? "graphql" : "rest";
+    const via = ((i * 37) % 100) / 100 < graphqlShare ? "graphql" : "rest";
     const headers: Record<string, string> = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     if ((i * 7 % 100) / 100 < idempotencyShare) headers["idempotency-key"] = `${tag}-${i}`;
     const input = { first_name: "Load", last_name: `N${i}`, email };
