@@ -6,7 +6,7 @@ import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
 import { problemReply } from "../src/rest/problem.js";
 import { routes } from "../src/rest/routes.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { multiInstance, startTestApp, startTwoInstances, type TestApp } from "./helpers/app.js";
 
 describe("server", () => {
   let t: TestApp;
@@ -149,6 +149,28 @@ describe("rate limit", () => {
     expect(seen[3].body.code).toBe("RATE_LIMITED");
     expect((await t.rest("GET", "/v2/users", { key: b })).status).toBe(200);
     expect((await t.gql(a, "{ __typename }")).status).toBe(429);
+  });
+});
+
+describe.runIf(multiInstance)("rate limit across instances (Redis)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  let stop: () => Promise<void>;
+  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances({ RATE_LIMIT_PER_MINUTE: "6" })); });
+  afterAll(() => stop?.());
+
+  it("spends one key's budget across both instances, whichever serves the request", async () => {
+    const { key } = await a.createClient("Shared budget");
+    // the budget is per one-minute window: start well inside one
+    if (60_000 - (Date.now() % 60_000) < 5_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
+    const seen = [];
+    for (let i = 0; i < 8; i++) seen.push(await (i % 2 ? b : a).rest("GET", "/v2/users", { key }));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    expect(seen.slice(0, 6).map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["5", "4", "3", "2", "1", "0"]);
+    expect(seen[7].body.code).toBe("RATE_LIMITED");
+    // another key on the same instances keeps its own budget
+    const other = (await b.createClient("Other budget")).key;
+    expect((await a.rest("GET", "/v2/users", { key: other })).status).toBe(200);
   });
 });
 
