@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { acknowledged, summary, writeLoad, type Outcome } from "./helpers/load.js";
-import { startPostgres, type PrivatePostgres } from "./helpers/services.js";
+import { atMost, startPostgres, type PrivatePostgres } from "./helpers/services.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEAK = /Prisma|invocation|\bat [\w.<>]+ \(|\.ts:\d+|ECONN|Connection terminated|57P0|postgres|127\.0\.0\.1|select |insert /i;
@@ -38,7 +38,7 @@ describe("PostgreSQL restarted during a write load", () => {
     key = (await t.createClient("Load")).key;
   });
   afterAll(async () => {
-    try { await t?.app.stop(); } finally { pg?.destroy(); }
+    try { if (t) await atMost(t.app.stop()); } finally { pg?.destroy(); }
   });
 
   /** Runs the write load around `fault`, then checks what every request got and what the database kept. */

@@ -7,7 +7,7 @@ import { createClient, type Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./helpers/services.js";
+import { atMost, startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./helpers/services.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
@@ -86,10 +86,10 @@ describe("Redis stopped during load, two instances", () => {
   });
   afterAll(async () => {
     try {
-      await load?.stop();
-      for (const c of clients) await c.dispose();
-      await b?.t.app.stop();
-      await a?.t.app.stop();
+      await atMost(load?.stop() ?? Promise.resolve(), 12_000);
+      for (const c of clients) await atMost(Promise.resolve(c.dispose()), 2_000);
+      if (b) await atMost(b.t.app.stop());
+      if (a) await atMost(a.t.app.stop());
     } finally {
       await redis?.destroy();
       pg?.destroy();

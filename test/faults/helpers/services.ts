@@ -17,6 +17,10 @@ const asRoot = process.getuid?.() === 0;
 const cleanups = new Set<() => void>();
 process.once("exit", () => { for (const cleanup of cleanups) { try { cleanup(); } catch { /* exiting anyway */ } } });
 
+/** Waits for `work` at most `ms`: an app that will not stop must not keep afterAll from removing the services. */
+export const atMost = (work: Promise<unknown>, ms = 20_000) =>
+  Promise.race([work.catch(() => {}), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().once("error", reject).listen(0, "127.0.0.1", () => {
