@@ -33,6 +33,7 @@ describe("PostgreSQL restarted during a write load", () => {
   let key: string;
   beforeAll(async () => {
     pg = await startPostgres();
+    // "pglite" only tells the helper not to drop a schema on the shared server: DATABASE_URL points at the private cluster
     t = await startTestApp("pglite", { DATABASE_URL: pg.url, DATABASE_SCHEMA: "faults", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0" });
     base = `http://127.0.0.1:${await t.app.start(0, "127.0.0.1")}`;
     key = (await t.createClient("Load")).key;
