@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: { graphql: "graphql/index.js" } },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // the fault suite stops and restarts its own services: `npm run test:faults`
+    exclude: ["**/node_modules/**", "test/faults/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

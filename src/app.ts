@@ -69,9 +69,11 @@ export async function buildApp(config: Config) {
 
   let server: Server | null = null;
   let inFlight = 0;
+  let draining = false;
   // a request whose client hung up still runs to its end; stop() waits for it before closing the database
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
+    if (draining) res.setHeader("connection", "close"); // the client opens a new connection (elsewhere) next time
     try { await yoga(req, res); } finally { inFlight--; }
   };
   let closeWs: (() => Promise<void>) | null = null;
@@ -96,6 +98,11 @@ export async function buildApp(config: Config) {
     async stop() {
       await closeControl?.();
       if (server) {
+        // Requests a client sent before the signal may still sit unread in socket buffers (the event loop
+        // was busy, e.g. in the embedded database): server.close() would count those connections idle and
+        // reset them. One pass of the event loop's I/O phase reads them in first.
+        draining = true;
+        await new Promise((r) => setTimeout(r, 100));
         await closeWs?.();
         await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));

@@ -7,7 +7,7 @@ import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
 import { problemFromGraphQL, problemReply } from "../src/rest/problem.js";
 import { routes } from "../src/rest/routes.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { multiInstance, startTestApp, startTwoInstances, type TestApp } from "./helpers/app.js";
 
 describe("server", () => {
   let t: TestApp;
@@ -85,6 +85,16 @@ describe("server", () => {
     const viaLiteral = await t.gql(key, `{ users(email: "a\u0000b") { totalCount } }`);
     expect(viaLiteral.errors![0].extensions.code).toBe("VALIDATION_FAILED");
     expect((await t.rest("GET", "/v2/users/%00", { key })).status).toBe(400);
+  });
+
+  it("never quotes a refused input value back (a tax id or document number would leak)", async () => {
+    const query = "mutation($input: CreateUserInput!) { createUser(input: $input) { id } }";
+    const res = await t.gql(key, query, { input: { firstName: "A", lastName: "B", email: "leak@x.example", taxId: { nested: "S9999999Z" }, locale: 12 } });
+    expect(res.errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
+    expect(JSON.stringify(res.body)).not.toMatch(/S9999999Z|leak@x/);
+    const rest = await t.rest("POST", "/v2/users", { key, body: { first_name: "A", last_name: "B", email: "leak@x.example", tax_id: { nested: "S9999999Z" } } });
+    expect(rest.status).toBe(400);
+    expect(JSON.stringify(rest.body)).not.toMatch(/S9999999Z|leak@x/);
   });
 
   it("masks unexpected errors as INTERNAL with an errorId and no internals", async () => {
@@ -205,6 +215,28 @@ describe("rate limit", () => {
     expect(seen[3].body.code).toBe("RATE_LIMITED");
     expect((await t.rest("GET", "/v2/users", { key: b })).status).toBe(200);
     expect((await t.gql(a, "{ __typename }")).status).toBe(429);
+  });
+});
+
+describe.runIf(multiInstance)("rate limit across instances (Redis)", () => {
+  let a: TestApp;
+  let b: TestApp;
+  let stop: () => Promise<void>;
+  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances({ RATE_LIMIT_PER_MINUTE: "6" })); });
+  afterAll(() => stop?.());
+
+  it("spends one key's budget across both instances, whichever serves the request", async () => {
+    const { key } = await a.createClient("Shared budget");
+    // the budget is per one-minute window: start well inside one
+    if (60_000 - (Date.now() % 60_000) < 5_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
+    const seen = [];
+    for (let i = 0; i < 8; i++) seen.push(await (i % 2 ? b : a).rest("GET", "/v2/users", { key }));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    expect(seen.slice(0, 6).map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["5", "4", "3", "2", "1", "0"]);
+    expect(seen[7].body.code).toBe("RATE_LIMITED");
+    // another key on the same instances keeps its own budget
+    const other = (await b.createClient("Other budget")).key;
+    expect((await a.rest("GET", "/v2/users", { key: other })).status).toBe(200);
   });
 });
 

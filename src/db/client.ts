@@ -6,6 +6,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../../generated/prisma/client.js";
@@ -25,19 +26,55 @@ export type Database = {
   countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: string[] }>;
 };
 
+/**
+ * A database that stops answering must not hold requests: a connection attempt gives up after 5 s
+ * and a query after 6 s, so a request fails (503, src/db/outage.ts) before a caller's 10 s timeout;
+ * keep-alive notices a peer that vanished without closing the socket.
+ */
+const POOL_TIMEOUTS = { connectionTimeoutMillis: 5_000, query_timeout: 6_000, keepAlive: true, Client: closeOnTimeout() };
+
+/**
+ * node-postgres answers a timed-out query at once but keeps its connection waiting for the server,
+ * so what is queued behind it (Prisma's ROLLBACK after the failed statement) waits out a second
+ * timeout, and the pool hands the stuck connection to the next request. A client that closes its
+ * connection on a timeout fails all of that at once ("Connection terminated"), and the pool drops it.
+ */
+function closeOnTimeout(): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      const onError = (error: unknown) => {
+        if ((error as Error | null)?.message !== "Query read timeout") return;
+        this.end().catch(() => {});
+        (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      };
+      const query = this.query.bind(this) as (...a: unknown[]) => unknown;
+      // one wrapper for query's many overloads: only the error path is observed
+      this.query = ((...args: unknown[]) => {
+        const last = args.length - 1;
+        const callback = args[last];
+        if (typeof callback === "function") args[last] = (error: unknown, result: unknown) => { if (error) onError(error); callback(error, result); };
+        const result = query(...args);
+        if (result instanceof Promise) result.catch(onError);
+        return result;
+      }) as typeof this.query;
+    }
+  };
+}
+
 export type DbOptions = { databaseUrl?: string; databaseSchema?: string; dataDir: string };
 
 /** `DATA_DIR=memory://` keeps the embedded database in memory: nothing is written to disk. */
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
 
 export async function createDb(options: DbOptions): Promise<Database> {
-  const { factory, kind, ephemeral, closeDriver } = await openDriver(options);
+  const { factory, migrations = factory, kind, ephemeral, closeDriver } = await openDriver(options);
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
   return {
     prisma, kind, ephemeral,
-    migrate: () => applyMigrations(factory),
+    migrate: () => applyMigrations(migrations),
     ping: async () => { await prisma.$queryRawUnsafe("select 1"); },
     close: async () => { await prisma.$disconnect(); await closeDriver(); },
     async countQueries(fn) {
@@ -48,13 +85,15 @@ export async function createDb(options: DbOptions): Promise<Database> {
 }
 
 async function openDriver(options: DbOptions): Promise<{
-  factory: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>;
+  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>;
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
-    const pgConfig = { connectionString: options.databaseUrl, max: 10, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
+    const pgConfig = { connectionString: options.databaseUrl, max: 10, ...POOL_TIMEOUTS, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
     if (schema) await ensureSchema(options.databaseUrl, schema);
-    return { factory: new PrismaPg(pgConfig, schema ? { schema } : undefined), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    // migrations may rightly run longer than any request: their own pool has no query timeout
+    const migrations = new PrismaPg({ ...pgConfig, query_timeout: undefined }, schema ? { schema } : undefined);
+    return { factory: new PrismaPg(pgConfig, schema ? { schema } : undefined), migrations, kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
   const memory = isMemoryDir(options.dataDir);
   if (!memory) await mkdir(options.dataDir, { recursive: true });

@@ -6,19 +6,22 @@
  */
 import { randomUUID } from "node:crypto";
 import { GraphQLError } from "graphql";
+import { isOutage, outageGraphQLError } from "../db/outage.js";
 import { DomainError, type FieldError } from "../lib/errors.js";
 import type { Logger } from "../lib/logger.js";
 
 export function createMaskError(logger: Logger) {
   return (error: unknown): Error => {
+    // the database unreachable or too slow is 503 UNAVAILABLE, not a bug (src/db/outage.ts)
+    if (isOutage(error)) return outageGraphQLError(error instanceof GraphQLError ? error : undefined);
     if (!(error instanceof GraphQLError)) return internal(logger, error);
     const original = error.originalError;
     if (original instanceof DomainError) return fromDomainError(error, original);
     if (original && !(original instanceof GraphQLError) && !error.extensions?.http) return internal(logger, original, error);
     // parse, validation and variable-coercion errors from graphql-js carry no code (or only a scalar's) and no field
     const fields = fieldsOf(error.message);
-    if (error.extensions?.code && (error.extensions.fields || !fields.length)) return error;
-    return new GraphQLError(error.message, {
+    if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === withoutValues(error.message)) return error;
+    return new GraphQLError(withoutValues(error.message), {
       nodes: error.nodes, path: error.path, source: error.source, positions: error.positions,
       extensions: { ...error.extensions, code: "VALIDATION_FAILED", ...(fields.length ? { fields } : {}) },
     });
@@ -40,7 +43,20 @@ function internal(logger: Logger, original: unknown, wrapper?: GraphQLError) {
   });
 }
 
-const AT_PATH = /^Variable "\$(\w+)" got invalid value .*? at "([\w.[\]]+)"/s;
+/**
+ * graphql-js quotes the value it refused, and for an input object that is the whole object: a tax
+ * id, a document number or a base64 file would come back in the error. The value is cut out; the
+ * path and the reason stay.
+ */
+export function withoutValues(message: string) {
+  return message
+    .replace(/ got invalid value .*?(?= at "|; |$)/s, " got an invalid value")
+    .replace(/(cannot represent [^:;]*?value): .*?(?=; |$)/gs, "$1")
+    .replace(/Value ".*?" does not exist in/gs, "The value does not exist in")
+    .replace(/(Expected type "[^"]+")[^;]*/g, "$1");
+}
+
+const AT_PATH = /^Variable "\$(\w+)" got (?:an )?invalid value .*? at "([\w.[\]]+)"/s;
 const VARIABLE = /^Variable "\$(\w+)"/;
 const UNKNOWN_FIELD = /Field "(\w+)" is not defined by type/;
 const MISSING_FIELD = /Field "(\w+)" of required type "[^"]+" was not provided/;
@@ -54,7 +70,7 @@ export function fieldsOf(message: string): FieldError[] {
   const inner = UNKNOWN_FIELD.exec(message) ?? MISSING_FIELD.exec(message);
   if (inner) field = `${field}.${inner[1]}`;
   if (field.startsWith("input.")) field = field.slice("input.".length);
-  const detail = message.split("; ").slice(1).join("; ") || message;
+  const detail = withoutValues(message.split("; ").slice(1).join("; ") || message);
   const code = UNKNOWN_FIELD.test(message) ? "unknown_field" : MISSING_FIELD.test(message) ? "required" : "invalid";
   return [{ field: field.replace(/\[(\d+)\]/g, ".$1"), code, message: detail }];
 }

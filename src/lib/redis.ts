@@ -3,13 +3,18 @@
  * A Redis outage must not take the service down: connection errors are logged (at most every 10 s),
  * pub/sub commands that fail are logged instead of left as unhandled rejections, and the
  * subscriber waits for the connection and resubscribes when it returns.
+ * An event is delivered to this instance's own subscribers directly, not through Redis, so they keep
+ * hearing this instance's changes while Redis is away; what comes back through Redis from this
+ * instance is dropped as already delivered (each message is framed with its instance's id).
  */
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.js";
 
 export function createRedis(url: string, logger: Logger) {
   const client = new Redis(url, { maxRetriesPerRequest: 2 });
-  const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+  // the subscriber resubscribes its channels on every reconnect: fan-out resumes when Redis returns
+  const subscriber = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true });
   let lastWarning = 0;
   const warn = (error: Error) => {
     if (Date.now() - lastWarning < 10_000) return;
@@ -19,13 +24,26 @@ export function createRedis(url: string, logger: Logger) {
   client.on("error", warn);
   subscriber.on("error", warn);
   const quiet = (done: Promise<unknown>) => { done.catch(warn); };
+  const origin = randomBytes(8).toString("hex");
+  const listeners = new Set<(channel: string, message: string) => void>();
+  const deliver = (channel: string, message: string) => { for (const listener of listeners) listener(channel, message); };
+  subscriber.on("message", (channel: string, framed: string) => {
+    const from = framed.length > ORIGIN_LENGTH && framed[ORIGIN_LENGTH] === "|" ? framed.slice(0, ORIGIN_LENGTH) : null;
+    if (from === origin) return;
+    deliver(channel, from ? framed.slice(ORIGIN_LENGTH + 1) : framed);
+  });
   return {
     client,
     /** the two sides the event bus uses (yoga's Redis event target does not catch its own failures) */
     pubsub: {
-      publish: { publish: (channel: string, message: string) => quiet(client.publish(channel, message)) },
+      publish: {
+        publish: (channel: string, message: string) => {
+          deliver(channel, message);
+          quiet(client.publish(channel, `${origin}|${message}`));
+        },
+      },
       subscribe: {
-        on: (event: "message", listener: (channel: string, message: string) => void) => subscriber.on(event, listener),
+        on: (_event: "message", listener: (channel: string, message: string) => void) => { listeners.add(listener); },
         subscribe: (topic: string) => quiet(subscriber.subscribe(topic)),
         unsubscribe: (topic: string) => quiet(subscriber.unsubscribe(topic)),
       },
@@ -42,5 +60,8 @@ export function createRedis(url: string, logger: Logger) {
     disconnect() { client.disconnect(); subscriber.disconnect(); },
   };
 }
+/** hex length of an instance id in a message frame */
+const ORIGIN_LENGTH = 16;
+
 export type RedisConnections = ReturnType<typeof createRedis>;
 export type { Redis };

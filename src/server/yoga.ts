@@ -28,6 +28,7 @@ import { API_VERSION } from "../rest/openapi.js";
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
+import { useRetryAfter } from "./plugins/use-retry-after.js";
 
 export type YogaDeps = {
   config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
@@ -38,6 +39,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
+    // a 503 UNAVAILABLE from any later layer leaves with Retry-After
+    useRetryAfter(),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),

@@ -62,8 +62,8 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
 export const multiInstance = !!(process.env.REDIS_URL && process.env.DATABASE_URL);
 
 /** Two app instances on one PostgreSQL schema and one Redis, as behind a load balancer. */
-export async function startTwoInstances() {
-  const a = await startTestApp("postgres");
-  const b = await startTestApp("postgres", { DATABASE_SCHEMA: a.schemaName! });
+export async function startTwoInstances(env: Record<string, string> = {}) {
+  const a = await startTestApp("postgres", env);
+  const b = await startTestApp("postgres", { ...env, DATABASE_SCHEMA: a.schemaName! });
   return { a, b, stop: async () => { await b.app.stop(); await a.stop(); } };
 }

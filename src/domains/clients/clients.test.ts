@@ -70,13 +70,14 @@ describe.runIf(multiInstance)("key revocation across instances (Redis)", () => {
   beforeAll(async () => { ({ a, b, stop } = await startTwoInstances()); });
   afterAll(() => stop?.());
 
-  it("stops a revoked key on another instance at once, not after the cache TTL", async () => {
+  it("stops a revoked key on another instance within a second, not after the cache TTL", async () => {
     const { key, clientId } = await a.createClient();
     expect((await b.rest("GET", "/v2/users", { key })).status).toBe(200); // b now caches the principal
     const keyId = (await a.db.apiKey.findFirstOrThrow({ where: { clientId } })).id;
     expect((await a.rest("DELETE", `/admin/keys/${keyId}`, { key: ADMIN_KEY })).status).toBe(200);
+    const revoked = Date.now();
     let status = 200;
-    for (let i = 0; i < 50 && status === 200; i++, await new Promise((r) => setTimeout(r, 20))) status = (await b.rest("GET", "/v2/users", { key })).status;
+    while (status === 200 && Date.now() - revoked < 1000) status = (await b.rest("GET", "/v2/users", { key })).status;
     expect(status).toBe(401);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { Kind, parse, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse } from "../../rest/problem.js";
 import { isGraphQLPath, stateOf } from "../request-state.js";
@@ -41,7 +42,12 @@ export function useAuthentication({ auth, publicIntrospection = false }: Authent
       // the GraphiQL page itself is public; the operations it sends are not
       if (graphql && request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")) return;
       const key = presentedKey(request.headers);
-      const principal = key ? await auth.authenticate(key) : null;
+      let principal;
+      try { principal = key ? await auth.authenticate(key) : null; } catch (error) {
+        // a key not in the cache cannot be checked while the database is away: 503, not 401 and not 500
+        if (!isOutage(error)) throw error;
+        return endResponse(errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders));
+      }
       if (principal) { stateOf(request).principal = principal; return; }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
       if (graphql && publicIntrospection && await isIntrospectionOnly(request, url)) return;

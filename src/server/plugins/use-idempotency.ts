@@ -6,6 +6,7 @@
 import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
 import type { Db } from "../../db/client.js";
+import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import { sha256 } from "../../lib/crypto.js";
 import { errorResponse, type Problem } from "../../rest/problem.js";
 import { stateOf } from "../request-state.js";
@@ -25,7 +26,11 @@ export function useIdempotency({ db }: { db: Db }): Plugin {
       if (key.length > 255) return endResponse(fail(request, { code: "VALIDATION_FAILED", detail: "Idempotency-Key must be at most 255 characters." }));
       const clientId = principal.clientId ?? OPERATOR_TENANT;
       const requestHash = sha256(`${request.method} ${url.pathname}${url.search}\n${await request.clone().text()}`);
-      const existing = await claim(db, clientId, key, requestHash);
+      let existing;
+      try { existing = await claim(db, clientId, key, requestHash); } catch (error) {
+        if (!isOutage(error)) throw error;
+        return endResponse(errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders));
+      }
       if (!existing) { claimed.set(request, { clientId, key }); return; }
       if (existing.requestHash !== requestHash)
         return endResponse(fail(request, { code: "IDEMPOTENCY_KEY_REUSED", detail: "This Idempotency-Key was already used with a different request; use a new key." }));
@@ -40,9 +45,13 @@ export function useIdempotency({ db }: { db: Db }): Plugin {
       if (!owner) return;
       const where = { clientId_key: owner };
       // a failure the caller did not cause may succeed on retry: release the key instead of pinning it
-      if (response.status >= 500 || response.status === 429) { await db.idempotencyKey.delete({ where }).catch(() => {}); return; }
+      // (not awaited: during a database outage the release waits out a timeout the caller should not)
+      if (response.status >= 500 || response.status === 429) { void db.idempotencyKey.delete({ where }).catch(() => {}); return; }
       const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h)!]] : [])));
-      await db.idempotencyKey.update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: await response.clone().text() } });
+      // the change is committed and its answer decided: a database gone since then must not turn it into an error
+      // (the key's row then stays "in flight", so a retry with it gets 409 rather than a second run)
+      await db.idempotencyKey.update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: await response.clone().text() } })
+        .catch((error) => { if (!isOutage(error)) throw error; });
     },
   };
 }
