@@ -119,6 +119,19 @@ describe("REST conventions", () => {
     expect(changed.body.updated_at).not.toBe(user.updated_at);
   });
 
+  it("takes user_id from X-Auth-User-ID wherever a body takes user_id, and refuses two different users", async () => {
+    const byHeader = await t.rest("POST", "/v2/users/verify", { key, body: {}, headers: { "x-auth-user-id": user.user_id } });
+    expect(byHeader.status).toBe(422); // found, and still owes data
+    expect(byHeader.body.code).toBe("REQUIREMENTS_DUE");
+    const same = await t.rest("POST", "/v2/users/verify", { key, body: { user_id: user.user_id }, headers: { "x-auth-user-id": user.user_id } });
+    expect(same.body.code).toBe("REQUIREMENTS_DUE");
+    const differ = await t.rest("POST", "/v2/users/verify", { key, body: { user_id: user.user_id }, headers: { "x-auth-user-id": "00000000-0000-4000-8000-000000000000" } });
+    expect(differ.status).toBe(400);
+    expect(differ.body.errors).toEqual([expect.objectContaining({ field: "user_id", code: "conflict" })]);
+    const stranger = (await t.createClient("Stranger")).key;
+    expect((await t.rest("POST", "/v2/users/verify", { key: stranger, body: {}, headers: { "x-auth-user-id": user.user_id } })).status).toBe(404);
+  });
+
   it("answers GET / with a small index, without a key", async () => {
     const res = await t.rest("GET", "/");
     expect(res.status).toBe(200);

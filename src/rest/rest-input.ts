@@ -18,7 +18,7 @@ import type { Route } from "./route.js";
 
 export type InputPlan = {
   /** the variable the body fills, and the fields of it the route fills from the path or headers */
-  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string>; aliases: Readonly<Record<string, string>> } | null;
+  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string>; aliases: Readonly<Record<string, string>>; takesUserId: boolean } | null;
   /** REST query parameter → its variable's type */
   query: ReadonlyMap<string, GraphQLInputType>;
 };
@@ -33,7 +33,11 @@ export function planInput(schema: GraphQLSchema, route: Route): InputPlan {
     const entry = [...types].find(([name, t]) => name === "input" && isInputObjectType(unwrap(t)));
     const aliases = route.bodyAliases ?? {};
     const fromRoute = [...filledByRoute(route, entry?.[0] ?? "")].filter((f) => !Object.values(aliases).includes(f));
-    if (entry) body = { variable: entry[0], type: unwrap(entry[1]) as GraphQLInputObjectType, fromRoute: new Set(fromRoute), aliases };
+    if (entry) {
+      const type = unwrap(entry[1]) as GraphQLInputObjectType;
+      const takesUserId = "user_id" in aliases || ("userId" in type.getFields() && !fromRoute.includes("userId"));
+      body = { variable: entry[0], type, fromRoute: new Set(fromRoute), aliases, takesUserId };
+    }
   }
   const query = new Map((route.queryParams ?? []).map((name) => [name, types.get(toCamel(name)) ?? GraphQLString] as const));
   return { body, query };
@@ -50,9 +54,19 @@ const unwrap = (type: GraphQLInputType): GraphQLInputType => (isNonNullType(type
 
 type Walk = { errors: FieldError[]; loose: boolean };
 
-/** The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field. */
-export function readBodyInput(plan: InputPlan, body: Record<string, unknown>, form: boolean) {
+/**
+ * The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field.
+ * Wherever a body takes `user_id`, the `X-Auth-User-ID` header may carry it instead (SPEC 1, the
+ * vendor's convention); both given and different is the caller's error.
+ */
+export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, form: boolean, headers?: Headers) {
   const walk: Walk = { errors: [], loose: form };
+  const headerUser = headers?.get("x-auth-user-id");
+  let body = given;
+  if (headerUser != null && plan.body?.takesUserId) {
+    if (body.user_id === undefined) body = { ...body, user_id: headerUser };
+    else if (body.user_id !== headerUser) fail(walk, "user_id", "user_id in the body and the X-Auth-User-ID header name different users; send one, or the same in both.", "conflict");
+  }
   const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute, plan.body.aliases) : noBody(body, walk);
   if (walk.errors.length) throw invalid(walk.errors);
   return value as Record<string, unknown>;

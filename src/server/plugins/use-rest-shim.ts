@@ -63,7 +63,7 @@ async function run({ getEnveloped, known, maxBodyBytes }: Runner, route: Compile
   const query = readQueryInput(route.input, url.searchParams, !!route.list);
   const paging = route.list ? readPaging(url.searchParams) : null;
   const raw = await readBody(request, Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
-  const body = readBodyInput(route.input, raw.value, raw.form);
+  const body = readBodyInput(route.input, raw.value, raw.form, request.headers);
   const variables = { ...route.variables({ params, query, body, headers: request.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const initial = { request, params: { query: "", variables }, ...serverContext };
   const enveloped = getEnveloped(initial);
