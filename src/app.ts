@@ -65,7 +65,7 @@ export async function buildApp(config: Config) {
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(routes), redis: redis?.client ?? null, sharedCache });
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), redis: redis?.client ?? null, sharedCache });
 
   let server: Server | null = null;
   let inFlight = 0;

@@ -1,44 +1,112 @@
-/** OpenAPI 3.1 built from the same route table and error table the shim runs on. */
+/**
+ * OpenAPI 3.1 built from the same compiled route table, GraphQL types and error table the shim runs
+ * on: parameters and bodies from each route's input plan, responses from its operation's selection
+ * set, errors from ERROR_CODES. Served at /openapi.json and rendered at /docs.
+ */
+import { Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { ERROR_CODES } from "../lib/errors.js";
-import type { Route } from "./route.js";
+import { inputSchema, outputSchema, present, type JsonSchema } from "./openapi-schemas.js";
+import { PAGING_PARAMS } from "./rest-input.js";
+import type { CompiledRoute } from "./routes.js";
 
 /** The REST API's version, as /openapi.json and `GET /` report it. */
 export const API_VERSION = "2.0.0";
 
-export function buildOpenApi(routes: Route[]) {
+const problem = { $ref: "#/components/schemas/Problem" };
+const FILE_TYPES = ["application/pdf", "image/jpeg", "image/png"];
+
+export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    const queryParams = [...(route.queryParams ?? []), ...(route.list ? ["page", "records_per_page"] : [])]
-      .map((name) => ({ name, in: "query", required: false, schema: name === "page" || name === "records_per_page" ? { type: "integer", minimum: 1, ...(name === "records_per_page" ? { maximum: 100, default: 10 } : { default: 1 }) } : { type: "string" } }));
-    const operationName = route.operation.definitions.find((d) => d.kind === "OperationDefinition")?.name?.value;
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
-      operationId: operationName, summary: route.summary, "x-graphql-operation": operationName,
-      security: [{ bearer: [route.scope] }, { basic: [route.scope] }],
-      parameters: [...pathParams, ...queryParams],
-      ...(route.method === "POST" || route.method === "PUT" ? { requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } } } : {}),
-      responses: {
-        [String(route.status ?? 200)]: { description: route.list ? "A page of results in the list envelope" : "The object" },
-        default: { description: "An error", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
-      },
-    };
-  }
+  for (const route of table) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(schema, route);
   return {
     openapi: "3.1.0",
-    info: { title: "Onboarding Gateway REST shim", version: API_VERSION, description: "Every route runs a GraphQL operation of /graphql." },
+    info: { title: "Onboarding Gateway REST API", version: API_VERSION, description: "Every route runs a GraphQL operation of /graphql (x-graphql-operation); fields are the GraphQL names in snake_case." },
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" }, basic: { type: "http", scheme: "basic", description: "API key as user name, empty password" } },
-      schemas: {
-        Problem: {
-          type: "object", required: ["type", "title", "status", "detail", "code", "request_id", "timestamp"],
-          properties: {
-            type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" },
-            code: { type: "string", enum: Object.keys(ERROR_CODES) }, request_id: { type: "string" }, timestamp: { type: "string", format: "date-time" },
-            errors: { type: "array", items: { type: "object", properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" } } } },
-          },
-        },
-      },
+      schemas: { Problem: PROBLEM, Pagination: PAGINATION },
     },
   };
 }
+
+function operationOf(schema: GraphQLSchema, route: CompiledRoute) {
+  const operation = route.operation.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const body = route.input.body;
+  const status = String(route.status ?? 200);
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
+    summary: route.summary, tags: [tagOf(route.path)], "x-graphql-operation": operation.name?.value, "x-scope": route.scope,
+    security: [{ bearer: [] }, { basic: [] }],
+    parameters: [...pathParameters(route), ...queryParameters(route)],
+    ...(body ? { requestBody: { required: true, content: Object.fromEntries(["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: inputSchema(body.type, body.fromRoute, body.aliases) }])) } } : {}),
+    responses: {
+      [status]: { description: route.summary, ...(status === "204" ? {} : { content: responseContent(schema, route, operation) }) },
+      ...Object.fromEntries(["400", "401", "403", "404", "429"].map((code) => [code, { description: "See the problem's code", content: { "application/problem+json": { schema: problem } } }])),
+      default: { description: "An error", content: { "application/problem+json": { schema: problem } } },
+    },
+  };
+}
+
+/** Groups for the reader of /docs, by path: the domains a caller thinks in. */
+const TAGS: [RegExp, string][] = [
+  [/^\/v1\//, "Legacy v1"], [/^\/admin\//, "Operator"], [/^\/v2\/users\/authentications\//, "Documents"],
+  [/^\/v2\/(users\/(trigger|verify)\/otp|sandbox\/)/, "OTP"], [/^\/v2\/(compliance\/|users\/verify$|users\/\{user_id\}\/checks)/, "Compliance and checks"],
+  [/^\/v2\/users/, "Users"], [/remittances/, "Remittance lookups"],
+];
+const tagOf = (path: string) => TAGS.find(([pattern]) => pattern.test(path))?.[1] ?? "Other";
+
+const pathParameters = (route: CompiledRoute) => route.paramNames.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+
+function queryParameters(route: CompiledRoute) {
+  const typed = [...route.input.query].map(([name, type]) => {
+    const schema = inputSchema(type);
+    return { name, in: "query", required: false, schema, ...(schema.type === "array" ? { style: "form", explode: false } : {}) };
+  });
+  const paging = route.list ? PAGING_PARAMS.map((name) => ({ name, in: "query", required: false, schema: name === "page" ? { type: "integer", minimum: 1, default: 1 } : { type: "integer", minimum: 1, maximum: 100, default: 10 } })) : [];
+  return [...typed, ...paging];
+}
+
+function responseContent(schema: GraphQLSchema, route: CompiledRoute, operation: OperationDefinitionNode) {
+  if (route.binary) return Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }]));
+  const root = operation.operation === "query" ? schema.getQueryType()! : schema.getMutationType()!;
+  const top = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === route.field);
+  if (!top || top.kind !== Kind.FIELD) return { "application/json": { schema: {} } };
+  let body = present(outputSchema(root.getFields()[top.name.value].type, top.selectionSet));
+  if (route.list) body = envelope(nodesOf(body));
+  else if (route.etagField) body = withoutField(body, route.etagField);
+  return { "application/json": { schema: body } };
+}
+
+/** The list envelope of SPEC 9.1 around a connection's node schema. */
+const envelope = (item: JsonSchema): JsonSchema => ({
+  type: "object", required: ["pagination", "data"], properties: { pagination: { $ref: "#/components/schemas/Pagination" }, data: { type: "array", items: item } },
+});
+
+function nodesOf(connection: JsonSchema): JsonSchema {
+  const edges = present((connection.properties as Record<string, JsonSchema>).edges);
+  const edge = present(edges.items as JsonSchema);
+  return present((edge.properties as Record<string, JsonSchema>).node);
+}
+
+function withoutField(object: JsonSchema, field: string): JsonSchema {
+  const { [field]: _gone, ...properties } = object.properties as Record<string, JsonSchema>;
+  return { ...object, properties, required: Object.keys(properties) };
+}
+
+const PROBLEM = {
+  type: "object", required: ["type", "title", "status", "detail", "code", "request_id", "timestamp"],
+  properties: {
+    type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" },
+    code: { type: "string", enum: Object.keys(ERROR_CODES) }, request_id: { type: "string" }, timestamp: { type: "string", format: "date-time" },
+    errors: { type: "array", items: { type: "object", required: ["field", "code", "message"], properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" } } } },
+  },
+};
+
+const PAGINATION = {
+  type: "object", required: ["page", "records_per_page", "total_records", "total_pages", "links"],
+  properties: {
+    page: { type: "integer" }, records_per_page: { type: "integer" }, total_records: { type: "integer" }, total_pages: { type: "integer" },
+    links: { type: "object", required: ["self"], properties: { self: { type: "string" }, next: { type: "string" }, prev: { type: "string" } } },
+  },
+};
+

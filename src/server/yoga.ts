@@ -29,6 +29,7 @@ import { API_VERSION } from "../rest/openapi.js";
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 import { useRetryAfter } from "./plugins/use-retry-after.js";
+import { useApiDocs } from "./plugins/use-api-docs.js";
 
 export type YogaDeps = {
   config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
@@ -45,6 +46,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
+    useApiDocs(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
     // a body too large is refused before anything reads it
     useBodyLimit(config.maxBodyBytes, table),

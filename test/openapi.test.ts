@@ -1,0 +1,107 @@
+/**
+ * /openapi.json is a valid OpenAPI 3.1 document (checked by a maintained validator), names every
+ * route of the table, and every route's live 2xx answer validates against the schema it declares.
+ * A route added without a sample request here fails the coverage test: describe how to call it.
+ */
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "../src/rest/routes.js";
+import { ADMIN_KEY, startTestApp, type TestApp } from "./helpers/app.js";
+
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082", "hex");
+const file = (name: string) => ({ file_name: name, mime_type: "image/png", content_base64: PNG.toString("base64") });
+
+type Spec = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
+
+describe("OpenAPI", () => {
+  let t: TestApp;
+  let spec: Spec;
+  const checked = new Set<string>();
+  let validateBody: (route: string, method: string, status: number, body: unknown) => void;
+  beforeAll(async () => {
+    t = await startTestApp();
+    spec = (await t.rest("GET", "/openapi.json")).body;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema({ $id: "openapi", components: spec.components });
+    validateBody = (route, method, status, body) => {
+      const content = spec.paths[route][method.toLowerCase()].responses[String(status)]?.content;
+      expect(content, `${method} ${route} documents ${status}`).toBeDefined();
+      const schema = content!["application/json"]?.schema;
+      if (!schema) return; // a binary answer: its bytes are checked by the documents tests
+      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"openapi#/components')));
+      expect(validate(body), `${method} ${route}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+    };
+  });
+  afterAll(() => t?.stop());
+
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(spec as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("describes every route of the table, with its body and query parameters", () => {
+    for (const r of routes) expect(spec.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+    const create = spec.paths["/v2/users"].post as unknown as { requestBody: { content: Record<string, { schema: { properties: object; additionalProperties: boolean } }> } };
+    expect(Object.keys(create.requestBody.content["application/json"].schema.properties)).toContain("first_name");
+    expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
+  });
+
+  it("answers every route with a body its schema accepts", async () => {
+    const { key, clientId } = await t.createClient("OpenAPI");
+    const call = async (method: string, route: string, path: string, init: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) => {
+      const res = await t.rest(method, path, { key: init.key ?? key, body: init.body, headers: init.headers });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+      if (res.status !== 204) validateBody(route, method, res.status, res.body);
+      checked.add(`${method} ${route}`);
+      return res.body;
+    };
+    // operator
+    const other = await call("POST", "/admin/clients", "/admin/clients", { key: ADMIN_KEY, body: { name: "Other", mode: "SANDBOX" } });
+    const rotated = await call("POST", "/admin/clients/{client_id}/keys/rotate", `/admin/clients/${other.client_id}/keys/rotate`, { key: ADMIN_KEY, body: {} });
+    await call("DELETE", "/admin/keys/{key_id}", `/admin/keys/${rotated.key_id}`, { key: ADMIN_KEY });
+    // users, OTP, documents, verification
+    const body = { first_name: "Ana", last_name: "Cruz", email: "ana.openapi@example.com", phone_number: "+6591234567", date_of_birth: "1990-05-17", nationality: "SG",
+      country_of_residence: "SG", residential_address: { line1: "1 Orchard Rd", city: "Singapore", postal_code: "238801", country: "SG" } };
+    const user = await call("POST", "/v2/users", "/v2/users", { body });
+    await call("PUT", "/v2/users/{user_id}", `/v2/users/${user.user_id}`, { body: { middle_name: "Maria" } });
+    await call("GET", "/v2/users/{user_id}", `/v2/users/${user.user_id}`);
+    await call("GET", "/v2/users", "/v2/users?sort_fields=last_name");
+    const codeOf = async (channel: string) => (await call("GET", "/v2/sandbox/messages", `/v2/sandbox/messages?user_id=${user.user_id}&channel=${channel}`)).data[0].code;
+    await call("POST", "/v2/users/trigger/otp/sms", "/v2/users/trigger/otp/sms", { body: { user_id: user.user_id } });
+    await call("POST", "/v2/users/verify/otp", "/v2/users/verify/otp", { body: { user_id: user.user_id, channel: "SMS", code: await codeOf("SMS") } });
+    await t.db.user.update({ where: { id: user.user_id }, data: { emailVerified: true } });
+    await call("PUT", "/v2/users/{user_id}", `/v2/users/${user.user_id}`, { body: { email: "ana.new@example.com" } });
+    await call("POST", "/v2/users/trigger/otp/email", "/v2/users/trigger/otp/email", { body: { user_id: user.user_id } });
+    await call("PUT", "/v2/users/verify/otp", "/v2/users/verify/otp", { body: { user_id: user.user_id, channel: "EMAIL", code: await codeOf("EMAIL") } });
+    const passport = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", {
+      body: { user_id: user.user_id, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: file("passport.png") } });
+    await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { user_id: user.user_id, document_type: "PROOF_OF_ADDRESS", file: file("bill.png") } });
+    await call("PUT", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { document_id: passport.document_id, expiry_date: "2031-01-14" } });
+    await call("GET", "/v2/users/authentications/documents", `/v2/users/authentications/documents?user_id=${user.user_id}`);
+    await call("GET", "/v2/users/authentications/documents/{document_id}", `/v2/users/authentications/documents/${passport.document_id}`);
+    await call("GET", "/v2/users/authentications/documents/{document_id}/file", `/v2/users/authentications/documents/${passport.document_id}/file`);
+    await call("GET", "/v2/compliance/requirements", "/v2/compliance/requirements?country=SGP");
+    await call("POST", "/v2/users/verify", "/v2/users/verify", { body: { user_id: user.user_id } });
+    await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${user.user_id}/checks`);
+    const spare = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { user_id: user.user_id, document_type: "SELFIE", file: file("me.png") } });
+    await call("DELETE", "/v2/users/authentications/documents/{document_id}", `/v2/users/authentications/documents/${spare.document_id}`);
+    // lookups
+    await call("GET", "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}", "/users/wallets/payouts/remittances/corridors/PHL/institutions/bank");
+    await call("GET", "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}", "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=2");
+    await call("GET", "/payouts/remittances/utilities/countries", "/payouts/remittances/utilities/countries?destination_country_code=PH,IN");
+    await call("GET", "/payouts/remittances/utilities/currencies", "/payouts/remittances/utilities/currencies?search=peso");
+    await call("GET", "/users/wallet/payouts/remittances/corridors", "/users/wallet/payouts/remittances/corridors?receiving_country=PH");
+    await call("GET", "/users/wallets/payouts/remittances/corridors/{country}/details", "/users/wallets/payouts/remittances/corridors/IND/details");
+    await call("GET", "/users/wallet/payouts/remittances/corridors/{id}", "/users/wallet/payouts/remittances/corridors/ph-php-mobile-wallet");
+    expect(clientId).toBeTruthy();
+    // the check has teeth: a user body with a wrong type or a missing field is refused
+    expect(() => validateBody("/v2/users/{user_id}", "GET", 200, { ...user, user_id: 1 })).toThrow();
+    expect(() => validateBody("/v2/users/{user_id}", "GET", 200, { ...user, requirements: undefined })).toThrow();
+    const missing = routes.map((r) => `${r.method} ${r.path}`).filter((r) => !checked.has(r));
+    expect(missing, "routes with no live sample in test/openapi.test.ts").toEqual([]);
+  }, 120_000);
+});
