@@ -54,7 +54,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit({ limit: config.rateLimitPerMinute, redis }),
     // after authentication (keys are per client), before execution (a replay must not run again)
-    useIdempotency({ db: services.db }),
+    useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
     useRestShim({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server

@@ -225,6 +225,10 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
     expect(await userCount()).toBe(before + 1);
+    // the stored answer is encrypted: what was shown once (here PII; elsewhere a key or secret) is not kept in clear
+    const stored = await t.db.idempotencyKey.findFirst({ where: { key: "idem-key-1" } });
+    expect(stored?.responseBody).toMatch(/^v1\./);
+    expect(stored?.responseBody).not.toContain("idem@example.com");
     const other = await t.rest("POST", "/v2/users", { key, body: { ...body, first_name: "Else" }, headers });
     expect(other.status).toBe(422);
     expect(other.body.code).toBe("IDEMPOTENCY_KEY_REUSED");

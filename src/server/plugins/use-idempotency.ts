@@ -6,6 +6,7 @@
 import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
 import type { Db } from "../../db/client.js";
+import type { Cipher } from "../../lib/crypto.js";
 import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import { sha256 } from "../../lib/crypto.js";
 import { errorResponse, type Problem } from "../../rest/problem.js";
@@ -15,7 +16,11 @@ const OPERATOR_TENANT = "00000000-0000-0000-0000-000000000000";
 const TTL_MS = 24 * 3600 * 1000;
 const REPLAYED_HEADERS = ["content-type", "etag", "location"];
 
-export function useIdempotency({ db }: { db: Db }): Plugin {
+/**
+ * Stored answers are encrypted: a replay must hand back what was shown once (an API key, a webhook
+ * secret), and the table must not keep it in clear.
+ */
+export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plugin {
   const claimed = new WeakMap<Request, { clientId: string; key: string }>();
   const fail = (request: Request, problem: Problem) => errorResponse(request, problem, stateOf(request).requestId);
   return {
@@ -38,7 +43,7 @@ export function useIdempotency({ db }: { db: Db }): Plugin {
         return endResponse(fail(request, { code: "IDEMPOTENCY_KEY_IN_USE", detail: "A request with this Idempotency-Key is still being processed; retry shortly." }));
       const headers = new Headers(existing.responseHeaders as Record<string, string>);
       headers.set("idempotent-replayed", "true");
-      endResponse(new Response(existing.responseBody, { status: existing.responseStatus, headers }));
+      endResponse(new Response(existing.responseBody === null ? null : cipher.decrypt(existing.responseBody), { status: existing.responseStatus, headers }));
     },
     async onResponse({ request, response }) {
       const owner = claimed.get(request);
@@ -50,7 +55,7 @@ export function useIdempotency({ db }: { db: Db }): Plugin {
       const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h)!]] : [])));
       // the change is committed and its answer decided: a database gone since then must not turn it into an error
       // (the key's row then stays "in flight", so a retry with it gets 409 rather than a second run)
-      await db.idempotencyKey.update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: await response.clone().text() } })
+      await db.idempotencyKey.update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: cipher.encrypt(await response.clone().text()) } })
         .catch((error) => { if (!isOutage(error)) throw error; });
     },
   };
