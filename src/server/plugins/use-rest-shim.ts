@@ -12,6 +12,7 @@ import { listEnvelope, pagingVariables, readPaging } from "../../rest/list-envel
 import { problemFromGraphQL, problemReply, problemResponse } from "../../rest/problem.js";
 import type { Reply, SharedCache } from "../../rest/shared-cache.js";
 import { readBody } from "../../rest/request-body.js";
+import { deprecationHeaders, withHeaders, type LegacyPolicy } from "../../rest/deprecation.js";
 import { readBodyInput, readQueryInput } from "../../rest/rest-input.js";
 import type { CompiledRoute } from "../../rest/routes.js";
 import { matchRoute } from "../../rest/routes.js";
@@ -19,9 +20,9 @@ import { isGraphQLPath, stateOf } from "../request-state.js";
 
 type Enveloped = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>["getEnveloped"];
 
-export type RestShimOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache };
+export type RestShimOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache; legacy?: LegacyPolicy };
 
-export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOptions): Plugin {
+export function useRestShim({ table, schema, maxBodyBytes, cache, legacy }: RestShimOptions): Plugin {
   let getEnveloped: Enveloped;
   const known = schemaFieldNames(schema);
   return {
@@ -29,6 +30,8 @@ export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOpti
     async onRequest({ request, url, endResponse, serverContext }) {
       if (isGraphQLPath(url.pathname)) return;
       const state = stateOf(request);
+      // a deprecated route's every answer, success or problem, carries its deprecation headers
+      let finish = endResponse;
       try {
         const match = matchRoute(table, request.method, url.pathname);
         if (!match) return endResponse(problemResponse({ code: "NOT_FOUND", detail: `No route ${url.pathname}; see /openapi.json.` }, state.requestId));
@@ -36,11 +39,18 @@ export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOpti
           return endResponse(problemResponse({ code: "METHOD_NOT_ALLOWED", detail: `${request.method} is not allowed here; use ${match.allow.join(", ")}.` }, state.requestId, { allow: match.allow.join(", ") }));
         const route = match.route;
         state.route = route.path;
+        if (route.successor && legacy) {
+          legacy.count(route.path, state.principal?.clientId ?? "none");
+          const headers = deprecationHeaders(route.successor, legacy);
+          finish = (response) => endResponse(withHeaders(response, headers));
+          if (!legacy.enabled)
+            return finish(problemResponse({ code: "V1_GONE", detail: `v1 is turned off; use ${route.successor} (see /openapi.json).` }, state.requestId));
+        }
         // the key's scope is settled before its input is read: a key that may not call a route learns nothing of its shape
         if (state.principal && !state.principal.scopes.has(route.scope))
-          return endResponse(problemResponse({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, state.requestId));
+          return finish(problemResponse({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, state.requestId));
         if (!acceptsJson(request.headers.get("accept")))
-          return endResponse(problemResponse({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, state.requestId));
+          return finish(problemResponse({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, state.requestId));
         // a shared answer is served only to a key holding the route's scope, as execution would check
         const cacheKey = route.sharedCacheMs && state.principal?.scopes.has(route.scope) ? `${url.pathname}${url.search}` : null;
         let reply = cacheKey ? cache.get(cacheKey) : null;
@@ -48,10 +58,10 @@ export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOpti
           reply = await run({ getEnveloped, known, maxBodyBytes }, route, match.params, request, url, serverContext as object);
           if (cacheKey && reply.status === 200) cache.set(cacheKey, reply, route.sharedCacheMs!);
         }
-        endResponse(send(reply, request));
+        finish(send(reply, request));
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        endResponse(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
+        finish(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
       }
     },
   };
