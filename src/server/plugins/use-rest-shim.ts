@@ -12,7 +12,7 @@ import { listEnvelope, pagingVariables, readPaging } from "../../rest/list-envel
 import { problemFromGraphQL, problemReply, problemResponse } from "../../rest/problem.js";
 import type { Reply, SharedCache } from "../../rest/shared-cache.js";
 import { readBody } from "../../rest/request-body.js";
-import { deprecationHeaders, withHeaders, type LegacyPolicy } from "../../rest/deprecation.js";
+import { deprecationHeaders, type LegacyPolicy } from "../../rest/deprecation.js";
 import { readBodyInput, readQueryInput } from "../../rest/rest-input.js";
 import type { CompiledRoute } from "../../rest/routes.js";
 import { matchRoute } from "../../rest/routes.js";
@@ -30,8 +30,6 @@ export function useRestShim({ table, schema, maxBodyBytes, cache, legacy }: Rest
     async onRequest({ request, url, endResponse, serverContext }) {
       if (isGraphQLPath(url.pathname)) return;
       const state = stateOf(request);
-      // a deprecated route's every answer, success or problem, carries its deprecation headers
-      let finish = endResponse;
       try {
         const match = matchRoute(table, request.method, url.pathname);
         if (!match) return endResponse(problemResponse({ code: "NOT_FOUND", detail: `No route ${url.pathname}; see /openapi.json.` }, state.requestId));
@@ -39,18 +37,13 @@ export function useRestShim({ table, schema, maxBodyBytes, cache, legacy }: Rest
           return endResponse(problemResponse({ code: "METHOD_NOT_ALLOWED", detail: `${request.method} is not allowed here; use ${match.allow.join(", ")}.` }, state.requestId, { allow: match.allow.join(", ") }));
         const route = match.route;
         state.route = route.path;
-        if (route.successor && legacy) {
-          legacy.count(route.path, state.principal?.clientId ?? "none");
-          const headers = deprecationHeaders(route.successor, legacy);
-          finish = (response) => endResponse(withHeaders(response, headers));
-          if (!legacy.enabled)
-            return finish(problemResponse({ code: "V1_GONE", detail: `v1 is turned off; use ${route.successor} (see /openapi.json).` }, state.requestId));
-        }
+        if (route.successor && legacy && !legacy.enabled)
+          return endResponse(problemResponse({ code: "V1_GONE", detail: `v1 is turned off; use ${route.successor} (see /openapi.json).` }, state.requestId));
         // the key's scope is settled before its input is read: a key that may not call a route learns nothing of its shape
         if (state.principal && !state.principal.scopes.has(route.scope))
-          return finish(problemResponse({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, state.requestId));
+          return endResponse(problemResponse({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, state.requestId));
         if (!acceptsJson(request.headers.get("accept")))
-          return finish(problemResponse({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, state.requestId));
+          return endResponse(problemResponse({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, state.requestId));
         // a shared answer is served only to a key holding the route's scope, as execution would check
         const cacheKey = route.sharedCacheMs && state.principal?.scopes.has(route.scope) ? `${url.pathname}${url.search}` : null;
         let reply = cacheKey ? cache.get(cacheKey) : null;
@@ -58,11 +51,20 @@ export function useRestShim({ table, schema, maxBodyBytes, cache, legacy }: Rest
           reply = await run({ getEnveloped, known, maxBodyBytes }, route, match.params, request, url, serverContext as object);
           if (cacheKey && reply.status === 200) cache.set(cacheKey, reply, route.sharedCacheMs!);
         }
-        finish(send(reply, request));
+        endResponse(send(reply, request));
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        finish(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
+        endResponse(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
       }
+    },
+    // every answer on a deprecated route names its successor, whichever plugin gave it (401, 429, a replay)
+    onResponse({ request, response }) {
+      if (!legacy) return;
+      const pathname = new URL(request.url).pathname;
+      const route = table.find((r) => r.successor && r.method === request.method && r.pattern.test(pathname));
+      if (!route?.successor) return;
+      legacy.count(`${route.method} ${route.path}`, stateOf(request).principal?.clientId ?? "none");
+      for (const [name, value] of Object.entries(deprecationHeaders(route.successor, legacy))) response.headers.set(name, value);
     },
   };
 }
