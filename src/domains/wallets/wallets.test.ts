@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { activatePendingCards } from "./wallets.service.js";
 import type { CardProvider } from "./wallets.provider.js";
 
@@ -9,12 +9,12 @@ const CREATE = `mutation($input: CreateWalletInput!) { createWallet(input: $inpu
 const REQUEST = `mutation($input: RequestCardInput!) { requestCard(input: $input) { id walletId cardType status last4 expiry } }`;
 const CANCEL = `mutation($input: CancelCardInput!) { cancelCard(input: $input) { id status } }`;
 
-describe("wallets and cards", () => {
+describe.each(backends)("wallets and cards on %s", (backend) => {
   let t: TestApp;
   let key: string;
   let other: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(backend);
     ({ key } = await t.createClient("Wallets"));
     ({ key: other } = await t.createClient("Other"));
   });
