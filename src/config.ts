@@ -29,7 +29,14 @@ export type Config = {
   otpFrom: string;
   /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
   documentStore: "file" | "database";
+  /** the v1 (legacy) routes answer; V1_ENABLED=0 → 410 on every v1 path @default true */
+  v1Enabled: boolean;
+  /** when v1 goes away: the Sunset header of every v1 answer (V1_SUNSET, an ISO 8601 date or date-time) @default 2027-06-30 */
+  v1Sunset: Date;
 };
+
+/** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
+export const V1_DEPRECATED_AT = new Date("2026-11-24T00:00:00Z");
 
 export class ConfigError extends Error {}
 
@@ -48,6 +55,22 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[]) {
   try { url = new URL(raw); } catch { throw new ConfigError(`${name} is not a valid URL`); }
   if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(" or ")}`);
   return raw;
+}
+
+function flagVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+  return raw === "1";
+}
+
+function dateVar(env: NodeJS.ProcessEnv, name: string, fallback: string) {
+  const raw = env[name] || fallback;
+  const date = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(raw) ? new Date(raw) : new Date(NaN);
+  // a real calendar day: Date would roll 2027-02-30 over to March
+  const real = !Number.isNaN(date.getTime()) && (raw.length > 10 || date.toISOString().slice(0, 10) === raw);
+  if (!real) throw new ConfigError(`${name} must be an ISO 8601 date such as 2027-06-30, got "${raw}"`);
+  return date;
 }
 
 function emailVar(env: NodeJS.ProcessEnv, name: string, fallback: string) {
@@ -85,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
     documentStore,
+    v1Enabled: flagVar(env, "V1_ENABLED", true),
+    v1Sunset: dateVar(env, "V1_SUNSET", "2027-06-30"),
   };
 }
 

@@ -89,6 +89,24 @@ describe("OpenAPI", () => {
     await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${user.user_id}/checks`);
     const spare = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { user_id: user.user_id, document_type: "SELFIE", file: file("me.png") } });
     await call("DELETE", "/v2/users/authentications/documents/{document_id}", `/v2/users/authentications/documents/${spare.document_id}`);
+    // wallets and cards (a wallet needs an ACTIVE user: approval is the checks engine's, set here directly)
+    await t.db.user.update({ where: { id: user.user_id }, data: { status: "ACTIVE" } });
+    const wallet = await call("POST", "/v2/users/wallets", "/v2/users/wallets", { body: { user_id: user.user_id, currency: "SGD" } });
+    await call("GET", "/v2/users/wallets/{wallet_id}", `/v2/users/wallets/${wallet.wallet_id}`);
+    const card = await call("POST", "/v2/users/wallets/cards", "/v2/users/wallets/cards", { body: { wallet_id: wallet.wallet_id, card_type: "VIRTUAL" } });
+    await call("GET", "/v2/users/wallets/cards/{card_id}", `/v2/users/wallets/cards/${card.card_id}`);
+    await call("POST", "/v2/users/wallets/cards/{card_id}/cancel", `/v2/users/wallets/cards/${card.card_id}/cancel`, { body: {} });
+    // v1 (legacy)
+    const legacy = await call("POST", "/v1/users", "/v1/users", { body: { first_name: "Leg", last_name: "Acy", email: "legacy.openapi@example.com" } });
+    await call("PUT", "/v1/users", "/v1/users", { body: { user_id: legacy.user_id, middle_name: "V" } });
+    const address = { line1: "1 Old Rd", city: "Singapore", postal_code: "049315", country: "SG" };
+    await call("PUT", "/v1/users/addresses/residential", "/v1/users/addresses/residential", { body: { user_id: legacy.user_id, address } });
+    await call("PUT", "/v1/users/addresses/billing", "/v1/users/addresses/billing", { body: { user_id: legacy.user_id, address } });
+    const selfie = await call("POST", "/v1/users/authentications/documents", "/v1/users/authentications/documents", { body: { user_id: legacy.user_id, document_type: "SELFIE", file: file("me.png") } });
+    await call("PUT", "/v1/users/authentications/documents", "/v1/users/authentications/documents", { body: { document_id: selfie.document_id, expiry_date: "2031-01-01" } });
+    await t.db.user.update({ where: { id: legacy.user_id }, data: { status: "ACTIVE" } });
+    const legacyWallet = await call("POST", "/v1/users/wallets", "/v1/users/wallets", { body: { user_id: legacy.user_id, currency: "USD" } });
+    await call("POST", "/v1/users/wallets/cards/", "/v1/users/wallets/cards", { body: { wallet_id: legacyWallet.wallet_id, card_type: "PHYSICAL" } });
     // lookups
     await call("GET", "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}", "/users/wallets/payouts/remittances/corridors/PHL/institutions/bank");
     await call("GET", "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}", "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=2");

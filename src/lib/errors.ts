@@ -28,6 +28,10 @@ export const ERROR_CODES = {
   DELIVERY_UNAVAILABLE: { status: 503, title: "Delivery is not configured" },
   UNAVAILABLE: { status: 503, title: "Service unavailable" },
   DELIVERY_FAILED: { status: 502, title: "The message could not be delivered" },
+  USER_NOT_ACTIVE: { status: 409, title: "The user is not ACTIVE" },
+  WALLET_NOT_ACTIVE: { status: 409, title: "The wallet is not ACTIVE" },
+  CURRENCY_NOT_SUPPORTED: { status: 422, title: "The currency is not an active ISO 4217 currency" },
+  V1_GONE: { status: 410, title: "The v1 API is turned off" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

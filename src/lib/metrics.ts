@@ -9,8 +9,11 @@ export function createMetrics() {
     name: "http_request_duration_seconds", help: "HTTP request duration", labelNames: ["method", "route"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
   });
+  const legacy = new Counter({ name: "v1_requests_total", help: "Calls of deprecated v1 routes, by route and API client", labelNames: ["route", "client_id"], registers: [registry] });
   return {
     registry,
+    /** one call of a v1 route: operators see who still has to migrate */
+    countLegacy(route: string, clientId: string) { legacy.inc({ route, client_id: clientId }); },
     observe(method: string, route: string, status: number, seconds: number) {
       requests.inc({ method, route, status });
       duration.observe({ method, route }, seconds);

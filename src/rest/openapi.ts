@@ -37,6 +37,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute) {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
     summary: route.summary, tags: [tagOf(route.path)], "x-graphql-operation": operation.name?.value, "x-scope": route.scope,
     security: [{ bearer: [] }, { basic: [] }],
+    ...(route.successor ? { deprecated: true, description: `Deprecated: use ${route.successor}. Answers carry Deprecation, Sunset and Link (rel="successor-version").` } : {}),
     parameters: [...pathParameters(route), ...queryParameters(route)],
     ...(body ? { requestBody: { required: true, content: Object.fromEntries(["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: inputSchema(body.type, body.fromRoute, body.aliases) }])) } } : {}),
     responses: {

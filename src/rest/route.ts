@@ -48,6 +48,8 @@ export type Route = {
   maxBodyBytes?: number;
   /** the answer is raw bytes, not JSON: the result's (REST-named) fields holding them in base64, their content type and file name */
   binary?: { content: string; contentType: string; fileName?: string };
+  /** a deprecated (v1) route: its successor's path, sent as `Link: <…>; rel="successor-version"` with Deprecation and Sunset */
+  successor?: string;
 };
 
 /**

@@ -10,8 +10,10 @@ import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
 import { checksRoutes } from "../domains/checks/checks.routes.js";
 import { documentsRoutes } from "../domains/documents/documents.routes.js";
 import type { Method, Route } from "./route.js";
+import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
+import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...legacyRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

@@ -7,7 +7,7 @@ import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
-import type { Config } from "../config.js";
+import { V1_DEPRECATED_AT, type Config } from "../config.js";
 import type { RequestContext, Services } from "../context.js";
 import { createMaskError } from "../graphql/mask-error.js";
 import type { Metrics } from "../lib/metrics.js";
@@ -56,7 +56,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
-    useRestShim({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache }),
+    useRestShim({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy: { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy } }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
       maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },

@@ -19,6 +19,8 @@ export type Topics = {
   "compliance.updated": [event: { country: string; version: number }];
   /** a document was uploaded, changed or deleted: the checks engine will enqueue a KYC run from it */
   "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }];
+  /** a card was activated by its provider or cancelled */
+  "card.status.updated": [clientId: string, event: { cardId: string; walletId: string; status: string; previousStatus: string }];
 };
 
 type RedisTarget = Parameters<typeof createRedisEventTarget>[0];

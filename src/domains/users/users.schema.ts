@@ -2,6 +2,7 @@
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
+import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
 import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
@@ -103,6 +104,12 @@ const UpdateUserInput = builder.inputType("UpdateUserInput", {
   }),
 });
 
+const AddressTypeEnum = builder.enumType("AddressType", { values: ["RESIDENTIAL", "BILLING"] as const });
+const UpdateUserAddressInput = builder.inputType("UpdateUserAddressInput", {
+  description: "Replaces one of the user's addresses (the v1 address routes); the same rules as updateUser",
+  fields: (t) => ({ id: t.id({ required: true }), type: t.field({ type: AddressTypeEnum, required: true }), address: t.field({ type: AddressInput, required: true }) }),
+});
+
 builder.queryFields((t) => ({
   user: t.prismaField({
     type: "User", authScopes: { scope: "users:read" },
@@ -133,4 +140,19 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdateUserInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => updateUser(ctx, { ...input, id: String(input.id) }, query),
   }),
+  updateUserAddress: t.prismaField({
+    type: "User", authScopes: { scope: "users:write" },
+    args: { input: t.arg({ type: UpdateUserAddressInput, required: true }) },
+    resolve: (query, _root, { input }, ctx) => {
+      const field = input.type === "BILLING" ? "billingAddress" : "residentialAddress";
+      return updateUser(ctx, { id: String(input.id), [field]: input.address }, query).catch(renameFields(field, "address"));
+    },
+  }),
 }));
+
+/** A field error about `residentialAddress.city` is about `address.city` to a caller who sent `address`. */
+const renameFields = (from: string, to: string) => (error: unknown): never => {
+  if (error instanceof DomainError && error.fields)
+    throw new DomainError(error.code, error.message.replaceAll(from, to), error.fields.map((f) => ({ ...f, field: f.field.startsWith(from) ? to + f.field.slice(from.length) : f.field, message: f.message.replaceAll(from, to) })), error.meta);
+  throw error;
+};

@@ -12,6 +12,7 @@ import { listEnvelope, pagingVariables, readPaging } from "../../rest/list-envel
 import { problemFromGraphQL, problemReply, problemResponse } from "../../rest/problem.js";
 import type { Reply, SharedCache } from "../../rest/shared-cache.js";
 import { readBody } from "../../rest/request-body.js";
+import { deprecationHeaders, type LegacyPolicy } from "../../rest/deprecation.js";
 import { readBodyInput, readQueryInput } from "../../rest/rest-input.js";
 import type { CompiledRoute } from "../../rest/routes.js";
 import { matchRoute } from "../../rest/routes.js";
@@ -19,9 +20,9 @@ import { isGraphQLPath, stateOf } from "../request-state.js";
 
 type Enveloped = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>["getEnveloped"];
 
-export type RestShimOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache };
+export type RestShimOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache; legacy?: LegacyPolicy };
 
-export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOptions): Plugin {
+export function useRestShim({ table, schema, maxBodyBytes, cache, legacy }: RestShimOptions): Plugin {
   let getEnveloped: Enveloped;
   const known = schemaFieldNames(schema);
   return {
@@ -36,6 +37,8 @@ export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOpti
           return endResponse(problemResponse({ code: "METHOD_NOT_ALLOWED", detail: `${request.method} is not allowed here; use ${match.allow.join(", ")}.` }, state.requestId, { allow: match.allow.join(", ") }));
         const route = match.route;
         state.route = route.path;
+        if (route.successor && legacy && !legacy.enabled)
+          return endResponse(problemResponse({ code: "V1_GONE", detail: `v1 is turned off; use ${route.successor} (see /openapi.json).` }, state.requestId));
         // the key's scope is settled before its input is read: a key that may not call a route learns nothing of its shape
         if (state.principal && !state.principal.scopes.has(route.scope))
           return endResponse(problemResponse({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, state.requestId));
@@ -53,6 +56,15 @@ export function useRestShim({ table, schema, maxBodyBytes, cache }: RestShimOpti
         if (!(error instanceof DomainError)) throw error;
         endResponse(problemResponse({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, state.requestId));
       }
+    },
+    // every answer on a deprecated route names its successor, whichever plugin gave it (401, 429, a replay)
+    onResponse({ request, response }) {
+      if (!legacy) return;
+      const pathname = new URL(request.url).pathname;
+      const route = table.find((r) => r.successor && r.method === request.method && r.pattern.test(pathname));
+      if (!route?.successor) return;
+      legacy.count(`${route.method} ${route.path}`, stateOf(request).principal?.clientId ?? "none");
+      for (const [name, value] of Object.entries(deprecationHeaders(route.successor, legacy))) response.headers.set(name, value);
     },
   };
 }

@@ -1,0 +1,111 @@
+/** Wallets and cards: open a wallet, request and cancel cards, and the asynchronous activation step. */
+import type { RequestContext } from "../../context.js";
+import { OPERATOR, tenantOf } from "../../context.js";
+import type { Prisma } from "../../../generated/prisma/client.js";
+import type { Db } from "../../db/client.js";
+import { withTransaction } from "../../db/transaction.js";
+import type { EventBus } from "../events/events.pubsub.js";
+import type { Logger } from "../../lib/logger.js";
+import { DomainError, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
+import { getUser } from "../users/users.service.js";
+import { checkCardMove, checkCurrencyCode, checkIssuedCard } from "./wallets.rules.js";
+import { sandboxCardProvider, type CardProvider } from "./wallets.provider.js";
+
+type WalletSelection = { select?: Prisma.WalletSelect; include?: Prisma.WalletInclude };
+type CardSelection = { select?: Prisma.CardSelect; include?: Prisma.CardInclude };
+
+/** The card provider in use. Only the offline sandbox exists; a live one becomes a Services entry. */
+export const cardProvider: CardProvider = sandboxCardProvider();
+/** How long after a request the in-process timer runs activation (until the job engine runs it). */
+export const CARD_ACTIVATION_DELAY_MS = 200;
+
+export async function getWallet(ctx: RequestContext, id: string, query?: WalletSelection) {
+  const wallet = isUuid(id) ? await ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  if (!wallet) throw notFound("wallet");
+  return wallet;
+}
+
+export async function getCard(ctx: RequestContext, id: string, query?: CardSelection) {
+  const card = isUuid(id) ? await ctx.db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  if (!card) throw notFound("card");
+  return card;
+}
+
+/** A wallet needs an ACTIVE user of the caller's client and an active ISO 4217 currency; one per user and currency. */
+export async function createWallet(ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {
+  const clientId = tenantOf(ctx);
+  const currency = checkCurrencyCode(input.currency);
+  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
+    if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
+    const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
+    if (known?.status !== "ACTIVE")
+      throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [{ field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` }]);
+    if (await tx.wallet.findFirst({ where: { userId: user.id, currency }, select: { id: true } }))
+      throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [{ field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` }]);
+    const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency } });
+    await audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
+    return wallet;
+  });
+}
+
+/** A card needs an ACTIVE wallet; it starts REQUESTED and is activated later by the provider. */
+export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
+  const clientId = tenantOf(ctx);
+  const card = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
+    if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
+    const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
+    await audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
+    return created;
+  });
+  scheduleActivation(ctx, (card as { id: string }).id);
+  return card;
+}
+
+export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
+  const clientId = tenantOf(ctx);
+  return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
+    const current = await getCard({ ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
+    checkCardMove(current.status, "CANCELLED");
+    const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: new Date() } });
+    await audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
+    emit("card.status.updated", clientId, { cardId: id, walletId: current.walletId, status: "CANCELLED", previousStatus: current.status });
+    return card;
+  });
+}
+
+/**
+ * The activation step: asks the provider to issue each REQUESTED card (all, or the ones named) and
+ * moves it to ACTIVE with its last4 and expiry, emitting card.status.updated. A card cancelled
+ * meanwhile stays CANCELLED. This is what the job engine's card job will call; until it exists,
+ * requestCard runs it on a short in-process timer (scheduleActivation).
+ */
+export async function activatePendingCards(db: Db, events: EventBus | undefined, options: { cardIds?: string[]; provider?: CardProvider } = {}) {
+  const provider = options.provider ?? cardProvider;
+  const pending = await db.card.findMany({
+    where: { status: "REQUESTED", ...(options.cardIds ? { id: { in: options.cardIds } } : {}) },
+    select: { id: true, clientId: true, walletId: true, cardType: true, wallet: { select: { currency: true } } },
+  });
+  let activated = 0;
+  for (const card of pending) {
+    const issued = await provider.issue({ cardId: card.id, cardType: card.cardType, currency: card.wallet.currency });
+    const { last4, expiry } = checkIssuedCard(issued);
+    await withTransaction(db, { principal: OPERATOR, events }, async ({ tx, audit, emit }) => {
+      const moved = await tx.card.updateMany({ where: { id: card.id, status: "REQUESTED" }, data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: new Date() } });
+      if (!moved.count) return;
+      activated++;
+      await audit({ action: "card.activated", targetType: "card", targetId: card.id, changedFields: ["status", "last4", "expiry"] });
+      emit("card.status.updated", card.clientId, { cardId: card.id, walletId: card.walletId, status: "ACTIVE", previousStatus: "REQUESTED" });
+    });
+  }
+  return activated;
+}
+
+/** Seam for the job engine: replace this timer by enqueuing a card-activation job in requestCard's transaction. */
+function scheduleActivation(ctx: { db: Db; events?: EventBus; logger: Logger }, cardId: string) {
+  setTimeout(() => {
+    activatePendingCards(ctx.db, ctx.events, { cardIds: [cardId] }).catch((err: unknown) => ctx.logger.warn({ err, cardId }, "card activation failed; the card stays REQUESTED"));
+  }, CARD_ACTIVATION_DELAY_MS).unref();
+}
