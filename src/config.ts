@@ -29,6 +29,8 @@ export type Config = {
   otpFrom: string;
   /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
   documentStore: "file" | "database";
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhook endpoints may resolve to private, loopback and link-local addresses (development only) @default false */
+  webhookAllowPrivate: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -67,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
   const documentStore = env.DOCUMENT_STORE || (databaseUrl ? "database" : "file");
   if (documentStore !== "file" && documentStore !== "database") throw new ConfigError(`DOCUMENT_STORE must be "file" or "database", got "${documentStore}"`);
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE || "0";
+  if (allowPrivate !== "0" && allowPrivate !== "1") throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE must be "0" or "1", got "${allowPrivate}"`);
   if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
@@ -85,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
     documentStore,
+    webhookAllowPrivate: allowPrivate === "1",
   };
 }
 

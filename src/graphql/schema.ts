@@ -8,5 +8,6 @@ import "../domains/otp/otp.schema.js";
 import "../domains/compliance/compliance.schema.js";
 import "../domains/checks/checks.schema.js";
 import "../domains/documents/documents.schema.js";
+import "../domains/webhooks/webhooks.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

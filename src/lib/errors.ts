@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   DELIVERY_UNAVAILABLE: { status: 503, title: "Delivery is not configured" },
   UNAVAILABLE: { status: 503, title: "Service unavailable" },
   DELIVERY_FAILED: { status: 502, title: "The message could not be delivered" },
+  WEBHOOK_ENDPOINT_DISABLED: { status: 409, title: "The webhook endpoint is disabled" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

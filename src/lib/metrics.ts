@@ -9,8 +9,11 @@ export function createMetrics() {
     name: "http_request_duration_seconds", help: "HTTP request duration", labelNames: ["method", "route"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
   });
+  const webhookDeliveries = new Counter({ name: "webhook_deliveries_total", help: "Webhook delivery attempts by outcome", labelNames: ["outcome"], registers: [registry] });
   return {
     registry,
+    /** one webhook delivery attempt ended with this outcome (SUCCEEDED, HTTP_ERROR, TIMEOUT, …) */
+    webhookDelivery(outcome: string) { webhookDeliveries.inc({ outcome }); },
     observe(method: string, route: string, status: number, seconds: number) {
       requests.inc({ method, route, status });
       duration.observe({ method, route }, seconds);
