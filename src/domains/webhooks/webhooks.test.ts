@@ -74,8 +74,8 @@ async function startReceiver() {
       const next = script.length > 1 ? script.shift()! : script[0];
       if (next === "hang") return;
       if (next >= 300 && next < 400) res.setHeader("location", "/elsewhere");
-      // echoes the signature header, which the stored snippet must not keep
-      res.writeHead(next).end(`status ${next} ${req.headers["webhook-signature"]}`);
+      // echoes the signature header, which the stored snippet must not keep; /big answers 5 KB
+      res.writeHead(next).end(req.url === "/big" ? "x".repeat(5000) : `status ${next} ${req.headers["webhook-signature"]}`);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -211,6 +211,21 @@ describe.each(backends)("webhooks on %s", (backend) => {
     const result = await deliver(webhook_id, event());
     expect(result).toMatchObject({ attempt: { outcome: "REDIRECTED", statusCode: 302 } });
     expect(receiver.received.map((r) => r.url)).toEqual(["/hook"]);
+  });
+
+  it("connects to the address it checked, not to a second DNS answer, and keeps at most 1 KB of the answer", async () => {
+    const settings = t.app.services.webhooks;
+    // a name only this resolver knows: the request can reach the receiver only through the pinned address
+    settings.resolve = async (host) => (host === "hooks.pinned.test" ? [{ address: "127.0.0.1", family: 4 }] : Promise.reject(new Error("ENOTFOUND")));
+    try {
+      const res = await t.rest("POST", "/v2/webhooks", { key, body: { url: receiver.url.replace("127.0.0.1", "hooks.pinned.test").replace(/\/hook$/, "/big"), event_types: ["*"] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      receiver.answer(200);
+      const result = await deliver(res.body.webhook_id, event());
+      expect(result).toMatchObject({ attempt: { outcome: "SUCCEEDED" } });
+      expect(receiver.received[0].headers.host).toMatch(/^hooks\.pinned\.test:/);
+      expect("attempt" in result && result.attempt.responseSnippet).toBe("x".repeat(1024));
+    } finally { delete settings.resolve; }
   });
 
   it("times out a receiver that does not answer", async () => {
