@@ -73,7 +73,7 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
     sent = await post(target, headers, body, deps.webhooks.timeoutMs ?? DELIVERY_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UrlRefused)) throw error;
-    sent = { outcome: "BLOCKED", snippet: error.reason };
+    sent = { outcome: error.unresolved ? "NETWORK_ERROR" : "BLOCKED", snippet: error.reason };
   }
   const durationMs = Math.round(performance.now() - started);
   const secretTexts = [...secrets, ...secrets.map((s) => s.slice("whsec_".length)), ...signatures.map((s) => s.slice(3))];

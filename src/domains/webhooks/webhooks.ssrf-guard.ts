@@ -18,7 +18,8 @@ export type GuardOptions = {
 
 /** A URL the gateway will not call; `reason` is safe to show the client. */
 export class UrlRefused extends Error {
-  constructor(readonly reason: string) { super(reason); this.name = "UrlRefused"; }
+  /** `unresolved`: DNS gave no answer (a network failure at delivery, not a refusal) */
+  constructor(readonly reason: string, readonly unresolved = false) { super(reason); this.name = "UrlRefused"; }
 }
 
 /** What a request may connect to: the URL and the one address that was checked. */
@@ -55,8 +56,8 @@ export async function resolveTarget(raw: string, options: GuardOptions): Promise
   let addresses: LookupAddress[];
   if (ipaddr.isValid(host)) addresses = [{ address: host, family: host.includes(":") ? 6 : 4 }];
   else {
-    try { addresses = await (options.resolve ?? systemResolve)(host); } catch { throw new UrlRefused(`The host ${host} of url does not resolve.`); }
-    if (!addresses.length) throw new UrlRefused(`The host ${host} of url does not resolve.`);
+    try { addresses = await (options.resolve ?? systemResolve)(host); } catch { addresses = []; }
+    if (!addresses.length) throw new UrlRefused(`The host ${host} of url does not resolve.`, true);
   }
   // one refused address refuses the name: a round-robin answer cannot smuggle in an internal target
   if (!options.allowPrivate && addresses.some((a) => !isPublicAddress(a.address)))

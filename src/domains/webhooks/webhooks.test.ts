@@ -225,6 +225,9 @@ describe.each(backends)("webhooks on %s", (backend) => {
       expect(result).toMatchObject({ attempt: { outcome: "SUCCEEDED" } });
       expect(receiver.received[0].headers.host).toMatch(/^hooks\.pinned\.test:/);
       expect("attempt" in result && result.attempt.responseSnippet).toBe("x".repeat(1024));
+      // the name stops resolving: a network failure to retry, not a refusal
+      settings.resolve = async () => [];
+      expect(await deliver(res.body.webhook_id, event())).toMatchObject({ attempt: { outcome: "NETWORK_ERROR", responseSnippet: expect.stringContaining("does not resolve") } });
     } finally { delete settings.resolve; }
   });
 
