@@ -43,6 +43,7 @@ export async function buildApp(config: Config) {
   if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const events = createEventBus(redis?.pubsub);
+  const metrics = createMetrics();
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
@@ -53,6 +54,7 @@ export async function buildApp(config: Config) {
     now: () => new Date(),
     compliance: createRuleBook(database.prisma, events),
     documentStore: await createDocumentStore(config, database.prisma, logger),
+    webhooks: { allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery },
   };
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
@@ -60,7 +62,6 @@ export async function buildApp(config: Config) {
     const errors = validate(schema, route.operation);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);
   }
-  const metrics = createMetrics();
   const sharedCache = createSharedCache(services.events);
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request

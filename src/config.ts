@@ -33,6 +33,8 @@ export type Config = {
   v1Enabled: boolean;
   /** when v1 goes away: the Sunset header of every v1 answer (V1_SUNSET, an ISO 8601 date or date-time) @default 2027-06-30 */
   v1Sunset: Date;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhook endpoints may resolve to private, loopback and link-local addresses (development only) @default false */
+  webhookAllowPrivate: boolean;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -90,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
   const documentStore = env.DOCUMENT_STORE || (databaseUrl ? "database" : "file");
   if (documentStore !== "file" && documentStore !== "database") throw new ConfigError(`DOCUMENT_STORE must be "file" or "database", got "${documentStore}"`);
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE || "0";
+  if (allowPrivate !== "0" && allowPrivate !== "1") throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE must be "0" or "1", got "${allowPrivate}"`);
   if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
@@ -110,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentStore,
     v1Enabled: flagVar(env, "V1_ENABLED", true),
     v1Sunset: dateVar(env, "V1_SUNSET", "2027-06-30"),
+    webhookAllowPrivate: allowPrivate === "1",
   };
 }
 

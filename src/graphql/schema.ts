@@ -9,5 +9,6 @@ import "../domains/compliance/compliance.schema.js";
 import "../domains/checks/checks.schema.js";
 import "../domains/documents/documents.schema.js";
 import "../domains/wallets/wallets.schema.js";
+import "../domains/webhooks/webhooks.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   WALLET_NOT_ACTIVE: { status: 409, title: "The wallet is not ACTIVE" },
   CURRENCY_NOT_SUPPORTED: { status: 422, title: "The currency is not an active ISO 4217 currency" },
   V1_GONE: { status: 410, title: "The v1 API is turned off" },
+  WEBHOOK_ENDPOINT_DISABLED: { status: 409, title: "The webhook endpoint is disabled" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -9,11 +9,12 @@ import { otpRoutes } from "../domains/otp/otp.routes.js";
 import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
 import { checksRoutes } from "../domains/checks/checks.routes.js";
 import { documentsRoutes } from "../domains/documents/documents.routes.js";
+import { webhooksRoutes } from "../domains/webhooks/webhooks.routes.js";
 import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
 import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...legacyRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...webhooksRoutes, ...legacyRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

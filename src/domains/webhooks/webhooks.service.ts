@@ -1,0 +1,131 @@
+/**
+ * Webhook endpoints of the caller's client (SPEC 8): create (secret shown once), read, list, update,
+ * rotate the secret, delete, list attempts, redeliver. Delivery itself is webhooks.delivery.ts.
+ */
+import type { Prisma } from "../../../generated/prisma/client.js";
+import type { RequestContext } from "../../context.js";
+import { tenantOf } from "../../context.js";
+import { withTransaction } from "../../db/transaction.js";
+import { DomainError, invalid, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
+import { deliverWebhook } from "./webhooks.delivery.js";
+import { checkEventTypes, newSecret, ROTATION_GRACE_MS } from "./webhooks.rules.js";
+import { resolveTarget, UrlRefused } from "./webhooks.ssrf-guard.js";
+
+type Selection = { select?: Prisma.WebhookEndpointSelect; include?: Prisma.WebhookEndpointInclude };
+type AttemptSelection = { select?: Prisma.WebhookAttemptSelect; include?: Prisma.WebhookAttemptInclude };
+type Window = { offset: number; limit: number };
+
+export type CreateEndpointInput = { url: string; eventTypes: string[] };
+export type UpdateEndpointInput = { id: string; url?: string | null; eventTypes?: string[] | null; enabled?: boolean | null };
+
+/** The URL passes the SSRF guard for this client's mode, or the input is refused naming `url`. */
+async function checkUrl(ctx: RequestContext, url: string) {
+  const mode = ctx.principal.kind === "client" ? ctx.principal.mode : "LIVE";
+  try {
+    await resolveTarget(url.trim(), { mode, allowPrivate: ctx.webhooks.allowPrivate, resolve: ctx.webhooks.resolve });
+  } catch (error) {
+    if (error instanceof UrlRefused) throw invalid([{ field: "url", code: "refused", message: error.reason }]);
+    throw error;
+  }
+  return url.trim();
+}
+
+export async function getEndpoint(ctx: RequestContext, id: string, query?: Selection) {
+  const endpoint = isUuid(id) ? await ctx.db.webhookEndpoint.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  if (!endpoint) throw notFound("webhook endpoint");
+  return endpoint;
+}
+
+export function findEndpoints(ctx: RequestContext, query?: Selection) {
+  const where = { clientId: tenantOf(ctx) };
+  return {
+    count: () => ctx.db.webhookEndpoint.count({ where }),
+    page: ({ offset, limit }: Window) => ctx.db.webhookEndpoint.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit }),
+  };
+}
+
+export async function createEndpoint(ctx: RequestContext, input: CreateEndpointInput, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const eventTypes = checkEventTypes(input.eventTypes);
+  const url = await checkUrl(ctx, input.url);
+  const secret = newSecret();
+  const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const row = await tx.webhookEndpoint.create({ ...query, data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret) } });
+    await audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
+    return row;
+  });
+  return Object.assign(endpoint, { secret });
+}
+
+export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointInput, query?: Selection) {
+  await getEndpoint(ctx, input.id, { select: { id: true } });
+  const data: Prisma.WebhookEndpointUpdateInput = {};
+  if (input.eventTypes != null) data.eventTypes = checkEventTypes(input.eventTypes);
+  if (input.url != null) data.url = await checkUrl(ctx, input.url);
+  if (input.enabled != null) { data.enabled = input.enabled; data.disabledReason = null; }
+  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data });
+    await audit({ action: "webhook_endpoint.updated", targetType: "webhook_endpoint", targetId: input.id, changedFields: Object.keys(data).filter((f) => f !== "disabledReason") });
+    return row;
+  });
+}
+
+/** A new secret, shown once; the old one keeps signing (as a second signature) for ROTATION_GRACE_MS. */
+export async function rotateSecret(ctx: RequestContext, id: string, query?: Selection) {
+  const current = await getEndpoint(ctx, id, { select: { id: true, secretEncrypted: true } });
+  const secret = newSecret();
+  const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const row = await tx.webhookEndpoint.update({
+      ...query, where: { id },
+      data: {
+        secretEncrypted: ctx.cipher.encrypt(secret),
+        previousSecretEncrypted: current.secretEncrypted,
+        previousSecretExpiresAt: new Date(ctx.now().getTime() + ROTATION_GRACE_MS),
+      },
+    });
+    await audit({ action: "webhook_endpoint.secret_rotated", targetType: "webhook_endpoint", targetId: id, changedFields: ["secret"] });
+    return row;
+  });
+  return Object.assign(endpoint, { secret });
+}
+
+/** Deletes the endpoint and its attempts; answers with the endpoint as it was. */
+export async function deleteEndpoint(ctx: RequestContext, id: string, query?: Selection) {
+  await getEndpoint(ctx, id, { select: { id: true } });
+  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    const row = await tx.webhookEndpoint.delete({ ...query, where: { id } });
+    await audit({ action: "webhook_endpoint.deleted", targetType: "webhook_endpoint", targetId: id });
+    return row;
+  });
+}
+
+/** An endpoint's attempts, newest first, optionally of one event; another client's endpoint is 404. */
+export function findAttempts(ctx: RequestContext, endpointId: string, eventId: string | null | undefined, query?: AttemptSelection) {
+  const owned = getEndpoint(ctx, endpointId, { select: { id: true } });
+  owned.catch(() => {}); // awaited below; a list refused for its paging arguments never reaches it
+  const where = { endpointId, clientId: tenantOf(ctx), ...(eventId ? { eventId } : {}) };
+  return {
+    count: async () => { await owned; return ctx.db.webhookAttempt.count({ where }); },
+    page: async ({ offset, limit }: Window) => {
+      await owned;
+      return ctx.db.webhookAttempt.findMany({ ...query, where, orderBy: [{ attemptedAt: "desc" }, { attemptNumber: "desc" }], skip: offset, take: limit });
+    },
+  };
+}
+
+/**
+ * Sends an event this endpoint was sent before once more, now, as a new attempt with the same
+ * `webhook-id`. It runs in the request for now; the job engine may take it over (same call).
+ */
+export async function redeliver(ctx: RequestContext, endpointId: string, eventId: string) {
+  const endpoint = await getEndpoint(ctx, endpointId, { select: { id: true, enabled: true } });
+  if (!endpoint.enabled) throw new DomainError("WEBHOOK_ENDPOINT_DISABLED", "The endpoint is disabled: enable it (updateWebhookEndpoint, enabled: true) before redelivering.");
+  const sent = await ctx.db.webhookAttempt.findFirst({ where: { endpointId, eventId }, orderBy: { attemptedAt: "desc" }, select: { payload: true } });
+  if (!sent) throw new DomainError("NOT_FOUND", "This endpoint was never sent an event with that id.", [{ field: "eventId", code: "not_found", message: "No attempt of this event exists for this endpoint." }]);
+  const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown };
+  const result = await deliverWebhook(ctx, endpointId, { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data }, { manual: true });
+  if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
+  await withTransaction(ctx.db, ctx, ({ audit }) => audit({ action: "webhook_event.redelivered", targetType: "webhook_endpoint", targetId: endpointId }));
+  return result.attempt;
+}
