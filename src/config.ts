@@ -29,6 +29,8 @@ export type Config = {
   otpFrom: string;
   /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
   documentStore: "file" | "database";
+  /** work background jobs in this process (default); JOBS=0 for a web-only instance beside `cli worker` */
+  jobs: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
     documentStore,
+    jobs: env.JOBS !== "0",
   };
 }
 

@@ -7,6 +7,7 @@ import type { EventBus } from "./domains/events/events.pubsub.js";
 import type { Delivery } from "./domains/otp/otp.sender.js";
 import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
+import type { Jobs } from "./jobs/jobs.engine.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -27,6 +28,8 @@ export type Services = {
   compliance: RuleBook;
   /** where document bytes live (files under DATA_DIR or a table) */
   documentStore: DocumentStore;
+  /** the job engine (pg-boss): writes enqueue through withTransaction's `enqueue` */
+  jobs: Jobs;
 };
 
 export type RequestContext = Services & {
