@@ -9,9 +9,10 @@ import { otpRoutes } from "../domains/otp/otp.routes.js";
 import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
 import { checksRoutes } from "../domains/checks/checks.routes.js";
 import { documentsRoutes } from "../domains/documents/documents.routes.js";
+import { eventsRoutes } from "../domains/events/events.routes.js";
 import type { Method, Route } from "./route.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...eventsRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 
