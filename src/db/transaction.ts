@@ -8,7 +8,7 @@
 import type { Db } from "./client.js";
 import { recordAudit, type Actor, type AuditInput } from "../domains/audit/audit.service.js";
 import type { EventBus, Topics } from "../domains/events/events.pubsub.js";
-import { outboxRows, publishEvents, sendRelayJob } from "../domains/events/events.relay.js";
+import { EVENT_RELAY_JOB, outboxRows, publishEvents, sendRelayJob } from "../domains/events/events.relay.js";
 import type { Jobs, SendOptions } from "../jobs/jobs.engine.js";
 
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -28,6 +28,7 @@ export type Write = {
 export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Write) => Promise<T>, options?: { timeout?: number }): Promise<T> {
   const emitted: unknown[][] = [];
   let eventIds: string[] = [];
+  let relayJob: string | null = null;
   const result = await db.$transaction(async (tx) => {
     const value = await fn({
       tx,
@@ -40,10 +41,11 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
     });
     if (emitted.length) {
       eventIds = (await tx.event.createManyAndReturn({ data: outboxRows(emitted), select: { id: true } })).map((e) => e.id);
-      if (writer.jobs) await sendRelayJob(writer.jobs, tx);
+      if (writer.jobs) relayJob = await sendRelayJob(writer.jobs, tx);
     }
     return value;
   }, options);
-  if (eventIds.length && writer.events) await publishEvents(db, writer.events, eventIds);
+  // published here: the safety-net job has nothing to do and goes (on pg-boss's connection, not Prisma's)
+  if (eventIds.length && writer.events && (await publishEvents(db, writer.events, eventIds)) && relayJob) void writer.jobs?.discard(EVENT_RELAY_JOB, relayJob);
   return result;
 }

@@ -87,6 +87,10 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
     transactionDb,
+    /** Drops a queued job whose work was done another way; on failure the job simply runs. */
+    async discard(name: string, id: string) {
+      await boss.deleteJob(name, id).catch((err: Error) => logger.warn({ err: err.message, job: name }, "job left to run"));
+    },
   };
 }
 

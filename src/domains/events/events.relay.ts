@@ -4,7 +4,8 @@
  * so two relays never publish the same row) and then published. Fast path: the writing process
  * publishes its own rows right after commit (db/transaction.ts). Safety net: the `events.relay` job,
  * enqueued in the same transaction, runs 5 s later wherever jobs are worked and publishes every row
- * still unstamped (the writer died between commit and publish, or had no bus: a CLI process).
+ * still unstamped (the writer died between commit and publish, or had no bus: a CLI process). When
+ * the fast path succeeded the writer deletes that job, so a healthy service runs no relay query.
  */
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
@@ -42,12 +43,14 @@ function publish(bus: EventBus, rows: Row[]) {
 const claim = (db: Db, where: object) =>
   db.event.updateManyAndReturn({ where: { ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: { id: true, seq: true, type: true, clientId: true, data: true } });
 
-/** After commit: publishes these rows unless a relay got them first. A failure leaves them to the relay job. */
-export async function publishEvents(db: Db, bus: EventBus, ids: string[], logger?: Logger) {
+/** After commit: publishes these rows unless a relay got them first; false when it failed (the relay job will). */
+export async function publishEvents(db: Db, bus: EventBus, ids: string[], logger?: Logger): Promise<boolean> {
   try {
     publish(bus, await claim(db, { id: { in: ids } }));
+    return true;
   } catch (err) {
     logger?.warn({ err: (err as Error).message }, "events left to the relay job");
+    return false;
   }
 }
 

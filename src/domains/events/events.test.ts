@@ -116,6 +116,11 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ clientId: a.clientId, type: "user.status.updated", data: { userId: user.user_id, status: "CLOSED" } });
     expect(rows[0].publishedAt).toBeInstanceOf(Date);
+    // published in-line, so the safety-net relay job is dropped: a healthy service runs no relay query
+    const bossSchema = backend === "postgres" ? `"${t.schemaName}_boss"` : "pgboss";
+    const queued = async () => (await t.app.services.jobs.boss.getDb().executeSql(`select count(*)::int as n from ${bossSchema}.job where name = 'events.relay' and state = 'created'`, [])).rows[0].n;
+    for (const until = Date.now() + 3_000; (await queued()) > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    expect(await queued()).toBe(0);
   });
 
   it("writes no event row when the change rolls back", async () => {
