@@ -29,10 +29,13 @@ import { createDelivery } from "./domains/otp/otp.sender.js";
 import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
 import { createRuleBook } from "./domains/compliance/compliance.service.js";
 import { createDocumentStore } from "./domains/documents/documents.storage.js";
+import { defineEventRelay } from "./domains/events/events.relay.js";
+import { createJobs } from "./jobs/jobs.engine.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
-export async function buildApp(config: Config) {
+/** `work: false` builds the app without working jobs (JOBS=0: a web-only instance beside `cli worker`). */
+export async function buildApp(config: Config, { work = config.jobs }: { work?: boolean } = {}) {
   const logger = createLogger(config.logLevel);
   const database = await createDb(config);
   const applied = await database.migrate();
@@ -44,6 +47,7 @@ export async function buildApp(config: Config) {
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const events = createEventBus(redis?.pubsub);
   const metrics = createMetrics();
+  const jobs = createJobs(database, logger);
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
@@ -55,7 +59,10 @@ export async function buildApp(config: Config) {
     compliance: createRuleBook(database.prisma, events),
     documentStore: await createDocumentStore(config, database.prisma, logger),
     webhooks: { allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery },
+    jobs,
   };
+  await defineEventRelay(jobs, database.prisma, events);
+  await jobs.start({ work });
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
   for (const route of table) {
@@ -108,6 +115,7 @@ export async function buildApp(config: Config) {
         await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       }
+      await jobs.stop();
       await sharedCache.stop();
       await services.compliance.stop();
       await services.documentStore.close();

@@ -35,6 +35,8 @@ export type Config = {
   v1Sunset: Date;
   /** WEBHOOK_ALLOW_PRIVATE=1: webhook endpoints may resolve to private, loopback and link-local addresses (development only) @default false */
   webhookAllowPrivate: boolean;
+  /** work background jobs in this process (default); JOBS=0 for a web-only instance beside `cli worker` */
+  jobs: boolean;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -115,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v1Enabled: flagVar(env, "V1_ENABLED", true),
     v1Sunset: dateVar(env, "V1_SUNSET", "2027-06-30"),
     webhookAllowPrivate: allowPrivate === "1",
+    jobs: env.JOBS !== "0",
   };
 }
 

@@ -8,6 +8,7 @@ import type { Delivery } from "./domains/otp/otp.sender.js";
 import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
+import type { Jobs } from "./jobs/jobs.engine.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -30,6 +31,8 @@ export type Services = {
   documentStore: DocumentStore;
   /** webhook delivery: WEBHOOK_ALLOW_PRIVATE, retry schedule, the deliveries-by-outcome metric */
   webhooks: WebhookSettings;
+  /** the job engine (pg-boss): writes enqueue through withTransaction's `enqueue` */
+  jobs: Jobs;
 };
 
 export type RequestContext = Services & {

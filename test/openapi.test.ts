@@ -126,6 +126,10 @@ describe("OpenAPI", () => {
       await call("POST", "/v2/webhooks/{webhook_id}/redeliver", `/v2/webhooks/${hook.webhook_id}/redeliver`, { body: { event_id: event.id } });
       await call("DELETE", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`);
     } finally { receiver.close(); }
+    // events catch-up: a status change is an event of this client
+    await call("PUT", "/v2/users/{user_id}", `/v2/users/${legacy.user_id}`, { body: { status: "CLOSED" } });
+    const events = await call("GET", "/v2/events", "/v2/events?types=user.status.updated");
+    expect(events.data.length).toBeGreaterThan(0);
     // lookups
     await call("GET", "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}", "/users/wallets/payouts/remittances/corridors/PHL/institutions/bank");
     await call("GET", "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}", "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=2");

@@ -21,6 +21,7 @@ export const USAGE = `usage: cli <command>
   compliance import FILE  (one rule set, data/compliance/README.md; running servers pick it up)
   watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)
   migrate
+  worker                  (works background jobs until SIGTERM; run the web instances with JOBS=0)
   schema print`;
 
 export class UsageError extends Error {}
@@ -78,6 +79,8 @@ export async function runCommand({ db, migrate, events }: CommandContext, argv: 
       if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
       return { imported: await importRuleSetFile(db, file, actor) };
     }
+    case "worker": // reached only through the control socket: the running service works the jobs already
+      throw new UsageError("the service on this embedded database works its jobs itself; `worker` is for a server database (DATABASE_URL)");
     default:
       throw new UsageError(`unknown command "${positionals.join(" ")}"`);
   }

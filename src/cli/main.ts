@@ -30,7 +30,24 @@ async function main(argv: string[]): Promise<number> {
     const answer = await sendToServer(config.dataDir, argv);
     if (answer) return report(answer);
   }
+  if (parseCommand(argv).command === "worker") return report(await runWorker(config));
   return report(await runHere(config, argv));
+}
+
+/**
+ * `worker`: the app without its HTTP server, working jobs (src/jobs) until SIGTERM or SIGINT, then
+ * stopping cleanly: a job in hand gets its grace period, the rest stays queued for the next worker.
+ */
+async function runWorker(config: Config): Promise<ControlAnswer> {
+  const { buildApp } = await import("../app.js");
+  const app = await buildApp(config, { work: true });
+  app.services.logger.info({ database: app.database.kind }, "worker started");
+  const signal = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  await app.stop();
+  return { result: { worker: "stopped", signal } };
 }
 
 async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {

@@ -19,6 +19,10 @@ export type Database = {
   kind: "pglite" | "postgres";
   /** true when the data lives only in memory (tests) */
   ephemeral: boolean;
+  /** the embedded database itself (the job engine reaches it through pg-boss's `db` option); null on PostgreSQL */
+  pglite: PGlite | null;
+  /** PostgreSQL connection string and schema, for engines that open their own pool (pg-boss) */
+  server: { url: string; schema?: string } | null;
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -68,12 +72,13 @@ export type DbOptions = { databaseUrl?: string; databaseSchema?: string; dataDir
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
 
 export async function createDb(options: DbOptions): Promise<Database> {
-  const { factory, migrations = factory, kind, ephemeral, closeDriver } = await openDriver(options);
+  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null } = await openDriver(options);
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
   return {
-    prisma, kind, ephemeral,
+    prisma, kind, ephemeral, pglite,
+    server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
     migrate: () => applyMigrations(migrations),
     ping: async () => { await prisma.$queryRawUnsafe("select 1"); },
     close: async () => { await prisma.$disconnect(); await closeDriver(); },
@@ -85,7 +90,7 @@ export async function createDb(options: DbOptions): Promise<Database> {
 }
 
 async function openDriver(options: DbOptions): Promise<{
-  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>;
+  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite;
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
@@ -99,7 +104,7 @@ async function openDriver(options: DbOptions): Promise<{
   if (!memory) await mkdir(options.dataDir, { recursive: true });
   const pglite = new PGlite(memory ? undefined : path.join(options.dataDir, "pglite"));
   await pglite.waitReady;
-  return { factory: new PrismaPGlite(pglite), kind: "pglite", ephemeral: memory, closeDriver: () => pglite.close() };
+  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: memory, closeDriver: () => pglite.close() };
 }
 
 async function ensureSchema(url: string, schema: string) {

@@ -10,11 +10,12 @@ import { complianceRoutes } from "../domains/compliance/compliance.routes.js";
 import { checksRoutes } from "../domains/checks/checks.routes.js";
 import { documentsRoutes } from "../domains/documents/documents.routes.js";
 import { webhooksRoutes } from "../domains/webhooks/webhooks.routes.js";
+import { eventsRoutes } from "../domains/events/events.routes.js";
 import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
 import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...webhooksRoutes, ...legacyRoutes];
+export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...webhooksRoutes, ...eventsRoutes, ...legacyRoutes];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 

@@ -51,6 +51,7 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
       const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await client.connect();
       await client.query(`drop schema if exists "${schemaName}" cascade`);
+      await client.query(`drop schema if exists "${schemaName}_boss" cascade`); // the job engine's (src/jobs)
       await client.end();
     }
   }

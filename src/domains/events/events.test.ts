@@ -1,7 +1,10 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
+import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
+import { OPERATOR } from "../../context.js";
+import { withTransaction } from "../../db/transaction.js";
+import { relayPending } from "./events.relay.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
@@ -83,5 +86,91 @@ describe.runIf(multiInstance)("subscriptions across instances (Redis)", () => {
     await a.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
     expect((await event).data.userStatusChanged.status).toBe("CLOSED");
     await stream.close();
+  });
+});
+
+describe.each(backends)("transactional outbox (%s)", (backend) => {
+  let t: TestApp;
+  let a: { clientId: string; key: string };
+  let b: { clientId: string; key: string };
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    a = await t.createClient("A");
+    b = await t.createClient("B");
+  });
+  afterAll(() => t?.stop());
+
+  const newUser = async (key: string, first = "Out") =>
+    (await t.rest("POST", "/v2/users", { key, body: { first_name: first, last_name: "Box", email: `${first.toLowerCase()}${Math.random().toString(36).slice(2, 8)}@example.com` } })).body;
+  const rowsFor = (userId: string) => t.db.event.findMany({ where: { data: { path: ["userId"], equals: userId } } });
+  const emitStatus = (writer: object, clientId: string, userId: string, fail = false) =>
+    withTransaction(t.db, { principal: OPERATOR, ...writer }, async ({ emit }) => {
+      emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
+      if (fail) throw new Error("the change fails");
+    });
+
+  it("writes the event row with the change, published once committed", async () => {
+    const user = await newUser(a.key);
+    await t.rest("PUT", `/v2/users/${user.user_id}`, { key: a.key, body: { status: "CLOSED" } });
+    const rows = await rowsFor(user.user_id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ clientId: a.clientId, type: "user.status.updated", data: { userId: user.user_id, status: "CLOSED" } });
+    expect(rows[0].publishedAt).toBeInstanceOf(Date);
+    // published in-line, so the safety-net relay job is dropped: a healthy service runs no relay query
+    const bossSchema = backend === "postgres" ? `"${t.schemaName}_boss"` : "pgboss";
+    const queued = async () => (await t.app.services.jobs.boss.getDb().executeSql(`select count(*)::int as n from ${bossSchema}.job where name = 'events.relay' and state = 'created'`, [])).rows[0].n;
+    for (const until = Date.now() + 3_000; (await queued()) > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    expect(await queued()).toBe(0);
+  });
+
+  it("writes no event row when the change rolls back", async () => {
+    const user = await newUser(a.key);
+    await expect(emitStatus({ events: t.app.services.events }, a.clientId, user.user_id, true)).rejects.toThrow("the change fails");
+    expect(await rowsFor(user.user_id)).toHaveLength(0);
+  });
+
+  it("an event committed by a writer that died before publishing reaches a subscriber through the relay", async () => {
+    const user = await newUser(a.key);
+    const stream = await firstSseEvent(t, a.key, { id: user.user_id });
+    const event = stream.next();
+    await new Promise((r) => setTimeout(r, 100));
+    await emitStatus({}, a.clientId, user.user_id); // committed; no bus, no relay job: as if the process died after commit
+    const [row] = await rowsFor(user.user_id);
+    expect(row.publishedAt).toBeNull();
+    expect(await relayPending(t.db, t.app.services.events)).toBeGreaterThanOrEqual(1); // the relay, run again
+    expect((await event).data.userStatusChanged.id).toBe(user.user_id);
+    expect((await rowsFor(user.user_id))[0].publishedAt).toBeInstanceOf(Date);
+    await stream.close();
+  });
+
+  it("the relay job enqueued with the change publishes what its writer never did", async () => {
+    const user = await newUser(a.key);
+    const stream = await firstSseEvent(t, a.key, { id: user.user_id });
+    const event = stream.next();
+    await new Promise((r) => setTimeout(r, 100));
+    await emitStatus({ jobs: t.app.services.jobs }, a.clientId, user.user_id); // job committed with the event, nothing published here
+    expect((await event).data.userStatusChanged.id).toBe(user.user_id);
+    await stream.close();
+  }, 30_000);
+
+  it("catches up over REST and GraphQL, each client seeing only its own events", async () => {
+    const ua = await newUser(a.key, "Alpha");
+    const ub = await newUser(b.key, "Beta");
+    const first = (await t.rest("GET", "/v2/events", { key: a.key })).body.data as { id: string }[];
+    const mark = first.at(-1)?.id;
+    await t.rest("PUT", `/v2/users/${ua.user_id}`, { key: a.key, body: { status: "CLOSED" } });
+    await t.rest("PUT", `/v2/users/${ub.user_id}`, { key: b.key, body: { status: "CLOSED" } });
+    const res = await t.rest("GET", `/v2/events?${mark ? `after=${mark}&` : ""}types=user.status.updated`, { key: a.key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([{ id: expect.any(String), type: "user.status.updated", created_at: expect.any(String), data: { user_id: ua.user_id, status: "CLOSED", previous_status: "PENDING" } }]);
+    expect(res.body.pagination.total_records).toBe(1);
+    const mine = (await t.gql(b.key, `{ events(types: ["user.status.updated"]) { totalCount edges { cursor node { id type data } } } }`)).body.data.events;
+    expect(mine.edges.map((e: any) => e.node.data.user_id)).not.toContain(ua.user_id);
+    expect(mine.edges.map((e: any) => e.node.data.user_id)).toContain(ub.user_id);
+    const lastOfB = mine.edges.at(-1).cursor;
+    expect((await t.gql(b.key, `query($after: String) { events(after: $after) { totalCount } }`, { after: lastOfB })).body.data.events.totalCount).toBe(0);
+    // another client's event id is no position in this client's list
+    const foreign = (await t.gql(a.key, `query($after: String) { events(after: $after) { totalCount } }`, { after: lastOfB })).body;
+    expect(foreign.errors[0].extensions.code).toBe("VALIDATION_FAILED");
   });
 });

@@ -1,0 +1,84 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "../context.js";
+import { withTransaction } from "../db/transaction.js";
+import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
+
+describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
+  let t: TestApp;
+  const worked: unknown[] = [];
+  let onWork: (() => void) | null = null;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    await t.app.services.jobs.define<{ n: number }>({
+      name: "test.echo",
+      workOptions: { pollingIntervalSeconds: 0.5 },
+      work: async (jobs) => { for (const job of jobs) worked.push(job.data); onWork?.(); },
+    });
+  });
+  afterAll(() => t?.stop());
+
+  const writer = () => ({ principal: OPERATOR, requestId: "test", jobs: t.app.services.jobs, events: t.app.services.events });
+  const jobsNamed = async (marker: number) => {
+    const { rows } = await t.app.services.jobs.boss.getDb().executeSql(`select data from ${bossSchema()}.job where name = 'test.echo'`, []);
+    return rows.filter((r: { data: { n: number } }) => r.data.n === marker).length;
+  };
+  const bossSchema = () => (backend === "postgres" ? `"${t.schemaName}_boss"` : "pgboss");
+
+  it("an idle service sends no query through the app's Prisma client (pg-boss polls on its own connection)", async () => {
+    const { queries } = await t.app.database.countQueries(() => new Promise((r) => setTimeout(r, 2_500)));
+    expect(queries).toEqual([]);
+  });
+
+  it("a job enqueued in a transaction that rolls back is never queued", async () => {
+    await expect(withTransaction(t.db, writer(), async ({ enqueue }) => {
+      expect(await enqueue("test.echo", { n: 1 })).toMatch(/^[0-9a-f-]{36}$/);
+      throw new Error("the change fails");
+    })).rejects.toThrow("the change fails");
+    expect(await jobsNamed(1)).toBe(0);
+  });
+
+  it("a job enqueued with a committed change is queued and runs", async () => {
+    const ran = new Promise<void>((resolve) => { onWork = () => { if (worked.some((d) => (d as { n: number }).n === 2)) resolve(); }; });
+    await withTransaction(t.db, writer(), async ({ enqueue }) => { await enqueue("test.echo", { n: 2 }); });
+    expect(await jobsNamed(2)).toBe(1);
+    await ran;
+    expect(worked).toContainEqual({ n: 2 });
+  }, 20_000);
+
+  it("enqueue where no job engine runs fails the write instead of losing the job", async () => {
+    await expect(withTransaction(t.db, { principal: OPERATOR }, ({ enqueue }) => enqueue("test.echo", { n: 3 }))).rejects.toThrow(/no job engine/);
+  });
+});
+
+describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instance (postgres)", () => {
+  it("works the jobs a JOBS=0 instance enqueues, and stops cleanly on SIGTERM", async () => {
+    const web = await startTestApp("postgres", { JOBS: "0" });
+    const worker = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "worker"], {
+      env: { ...process.env, NODE_ENV: "test", DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: web.schemaName, ENCRYPTION_KEY: randomBytes(32).toString("hex"), REDIS_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    worker.stdout.on("data", (d) => { out += d; });
+    worker.stderr.on("data", (d) => { out += d; });
+    const exited = new Promise<number | null>((resolve) => worker.once("exit", resolve));
+    try {
+      const { clientId } = await web.createClient();
+      const userId = "00000000-0000-4000-8000-000000000001";
+      // the web instance commits an event and its relay job but publishes nothing and works nothing
+      await withTransaction(web.db, { principal: OPERATOR, jobs: web.app.services.jobs }, async ({ emit }) => {
+        emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
+      });
+      const published = async () => (await web.db.event.findFirst({ where: { clientId } }))?.publishedAt;
+      for (const until = Date.now() + 40_000; !(await published()) && Date.now() < until;) await new Promise((r) => setTimeout(r, 250));
+      expect(await published()).toBeInstanceOf(Date); // stamped by the worker process's relay
+      worker.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(JSON.parse(out.slice(out.indexOf("{")))).toEqual({ worker: "stopped", signal: "SIGTERM" });
+    } finally {
+      worker.kill("SIGKILL");
+      await web.stop();
+    }
+  }, 90_000);
+});
