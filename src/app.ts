@@ -31,6 +31,7 @@ import { createRuleBook } from "./domains/compliance/compliance.service.js";
 import { createDocumentStore } from "./domains/documents/documents.storage.js";
 import { defineEventRelay } from "./domains/events/events.relay.js";
 import { createJobs } from "./jobs/jobs.engine.js";
+import { defineCardActivation } from "./domains/wallets/wallets.service.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -62,6 +63,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     jobs,
   };
   await defineEventRelay(jobs, database.prisma, events);
+  await defineCardActivation(jobs, database.prisma, events);
   await jobs.start({ work });
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);

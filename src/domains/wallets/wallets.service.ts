@@ -5,7 +5,7 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Db } from "../../db/client.js";
 import { withTransaction } from "../../db/transaction.js";
 import type { EventBus } from "../events/events.pubsub.js";
-import type { Logger } from "../../lib/logger.js";
+import type { Jobs } from "../../jobs/jobs.engine.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { getUser } from "../users/users.service.js";
@@ -18,7 +18,7 @@ type CardSelection = { select?: Prisma.CardSelect; include?: Prisma.CardInclude 
 /** The card provider in use. Only the offline sandbox exists; a live one becomes a Services entry. */
 export const cardProvider: CardProvider = sandboxCardProvider();
 /** How long after a request the in-process timer runs activation (until the job engine runs it). */
-export const CARD_ACTIVATION_DELAY_MS = 200;
+export const CARD_ACTIVATION_JOB = "cards.activate";
 
 export async function getWallet(ctx: RequestContext, id: string, query?: WalletSelection) {
   const wallet = isUuid(id) ? await ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
@@ -53,15 +53,15 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
 /** A card needs an ACTIVE wallet; it starts REQUESTED and is activated later by the provider. */
 export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
   const clientId = tenantOf(ctx);
-  const card = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx.db, ctx, async ({ tx, audit, enqueue }) => {
     const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
     if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
     const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
     await audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
+    // the provider is asked by a job enqueued with the card: a crash after commit loses no activation
+    await enqueue(CARD_ACTIVATION_JOB, { cardId: (created as { id: string }).id });
     return created;
   });
-  scheduleActivation(ctx, (card as { id: string }).id);
-  return card;
 }
 
 export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
@@ -79,8 +79,7 @@ export async function cancelCard(ctx: RequestContext, id: string, query?: CardSe
 /**
  * The activation step: asks the provider to issue each REQUESTED card (all, or the ones named) and
  * moves it to ACTIVE with its last4 and expiry, emitting card.status.updated. A card cancelled
- * meanwhile stays CANCELLED. This is what the job engine's card job will call; until it exists,
- * requestCard runs it on a short in-process timer (scheduleActivation).
+ * meanwhile stays CANCELLED. The card-activation job (defineCardActivation) calls it.
  */
 export async function activatePendingCards(db: Db, events: EventBus | undefined, options: { cardIds?: string[]; provider?: CardProvider } = {}) {
   const provider = options.provider ?? cardProvider;
@@ -103,9 +102,12 @@ export async function activatePendingCards(db: Db, events: EventBus | undefined,
   return activated;
 }
 
-/** Seam for the job engine: replace this timer by enqueuing a card-activation job in requestCard's transaction. */
-function scheduleActivation(ctx: { db: Db; events?: EventBus; logger: Logger }, cardId: string) {
-  setTimeout(() => {
-    activatePendingCards(ctx.db, ctx.events, { cardIds: [cardId] }).catch((err: unknown) => ctx.logger.warn({ err, cardId }, "card activation failed; the card stays REQUESTED"));
-  }, CARD_ACTIVATION_DELAY_MS).unref();
+/** The card-activation queue and its worker: a batch of jobs is one call of the provider step. */
+export function defineCardActivation(jobs: Jobs, db: Db, events: EventBus) {
+  return jobs.define<{ cardId: string }>({
+    name: CARD_ACTIVATION_JOB,
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
+    workOptions: { batchSize: 20 },
+    work: async (batch) => { await activatePendingCards(db, events, { cardIds: batch.map((job) => job.data.cardId) }); },
+  });
 }

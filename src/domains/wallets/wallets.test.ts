@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { activatePendingCards } from "./wallets.service.js";
+import { bossSchemaFor } from "../../jobs/jobs.engine.js";
+import { activatePendingCards, CARD_ACTIVATION_JOB } from "./wallets.service.js";
 import type { CardProvider } from "./wallets.provider.js";
 
 const WALLET = "id userId currency status cards { id walletId cardType status last4 expiry }";
@@ -28,8 +29,10 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     if (status === "ACTIVE") await t.db.user.update({ where: { id }, data: { status } });
     return id;
   }
+  // jobs are polled every 2 s: give them a few polls, and fail if it never happens
   const waitFor = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+    for (const until = Date.now() + 15_000; Date.now() < until;) { if (await check()) return; await new Promise((r) => setTimeout(r, 100)); }
+    throw new Error("waited 15 s in vain");
   };
 
   it("opens a wallet for an ACTIVE user and shows it on User.wallets", async () => {
@@ -86,7 +89,8 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     const cardId = (await t.gql(key, REQUEST, { input: { walletId, cardType: "PHYSICAL" } })).data.requestCard.id;
     await t.gql(key, CANCEL, { input: { id: cardId } });
     expect(await activatePendingCards(t.db, undefined, { cardIds: [cardId] })).toBe(0);
-    await new Promise((r) => setTimeout(r, 400)); // the in-process timer has run too
+    // the activation job has run too (it finds the card CANCELLED and leaves it)
+    await waitFor(async () => (await t.db.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from ${bossSchemaFor(t.schemaName)}.job where name = '${CARD_ACTIVATION_JOB}' and state = 'completed' and data->>'cardId' = '${cardId}'`))[0].n === 1);
     expect(await t.db.card.findUniqueOrThrow({ where: { id: cardId } })).toMatchObject({ status: "CANCELLED", last4: null });
     await t.db.wallet.update({ where: { id: walletId }, data: { status: "FROZEN" } });
     expect((await t.gql(key, REQUEST, { input: { walletId, cardType: "VIRTUAL" } })).errors?.[0].extensions.code).toBe("WALLET_NOT_ACTIVE");
