@@ -128,15 +128,23 @@ const canonical = (value: unknown) => JSON.stringify(value, (_key, v) => (v && t
 
 const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue));
 
-/** A verified email or phone is not replaced at once: the new one waits as pending until confirmed by OTP. */
-type Contact = { email: string | null; phoneNumber: string | null; emailVerified: boolean; phoneVerified: boolean };
+/**
+ * A verified email or phone is not replaced at once: the new one waits as pending until confirmed
+ * by OTP. Sending the verified value again withdraws a pending change.
+ */
+type Contact = { email: string | null; phoneNumber: string | null; emailVerified: boolean; phoneVerified: boolean; pendingEmail: string | null; pendingPhoneNumber: string | null };
 function holdVerifiedContactChanges(current: Contact, data: Prisma.UserUncheckedUpdateInput) {
   const out = { ...data };
-  if (current.emailVerified && typeof data.email === "string" && data.email.toLowerCase() !== current.email?.toLowerCase()) {
-    out.pendingEmail = data.email; delete out.email; delete out.emailKey;
+  if (current.emailVerified && typeof data.email === "string") {
+    const same = data.email.toLowerCase() === current.email?.toLowerCase();
+    if (!same) out.pendingEmail = data.email;
+    else if (current.pendingEmail) out.pendingEmail = null;
+    if (!same) { delete out.email; delete out.emailKey; }
   }
-  if (current.phoneVerified && typeof data.phoneNumber === "string" && data.phoneNumber !== current.phoneNumber) {
-    out.pendingPhoneNumber = data.phoneNumber; delete out.phoneNumber;
+  if (current.phoneVerified && typeof data.phoneNumber === "string") {
+    const same = data.phoneNumber === current.phoneNumber;
+    if (!same) { out.pendingPhoneNumber = data.phoneNumber; delete out.phoneNumber; }
+    else if (current.pendingPhoneNumber) out.pendingPhoneNumber = null;
   }
   return out;
 }

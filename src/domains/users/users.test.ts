@@ -206,11 +206,13 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect((await t.rest("PUT", `/v2/users/${id}`, { key, body: { status: "CLOSED" } })).status).toBe(200);
   });
 
-  it("holds a change of a verified email as pending_email", async () => {
+  it("holds a change of a verified email as pending_email, and withdraws it when the verified one is sent again", async () => {
     const created = await t.rest("POST", "/v2/users", { key, body: { first_name: "V", last_name: "E", email: "verified@example.com" } });
     await t.db.user.update({ where: { id: created.body.user_id }, data: { emailVerified: true } });
     const res = await t.rest("PUT", `/v2/users/${created.body.user_id}`, { key, body: { email: "new@example.com" } });
     expect(res.body).toMatchObject({ email: "verified@example.com", pending_email: "new@example.com", email_verified: true });
+    const back = await t.rest("PUT", `/v2/users/${created.body.user_id}`, { key, body: { email: "verified@example.com" } });
+    expect(back.body).toMatchObject({ email: "verified@example.com", pending_email: null, email_verified: true });
   });
 
   it("replays the same Idempotency-Key and body, and refuses another body with 422", async () => {
