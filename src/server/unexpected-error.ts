@@ -7,13 +7,13 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "../lib/logger.js";
-import { isOutage, outageHeaders, UNAVAILABLE_DETAIL } from "../db/outage.js";
+import { isOutage, outageHeaders, outageProblem } from "../db/outage.js";
 import { errorResponse } from "../rest/problem.js";
 import { stateOf } from "./request-state.js";
 
 export function unexpectedErrorResponse(logger: Logger, request: Request, error: unknown) {
   // the database unreachable or too slow is the dependency failing, not a bug (db/outage.ts)
-  if (isOutage(error)) return errorResponse(request, { code: "UNAVAILABLE", detail: UNAVAILABLE_DETAIL }, stateOf(request).requestId, outageHeaders);
+  if (isOutage(error)) return errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders);
   const errorId = randomUUID();
   logger.error({ errorId, err: error, request_id: stateOf(request).requestId }, "unexpected error");
   return errorResponse(request, { code: "INTERNAL", detail: `An unexpected error occurred; quote errorId ${errorId} to support.`, meta: { errorId } }, stateOf(request).requestId);

@@ -28,7 +28,6 @@ import { API_VERSION } from "../rest/openapi.js";
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
-import { useRetryAfter } from "./plugins/use-retry-after.js";
 import { useApiDocs } from "./plugins/use-api-docs.js";
 
 export type YogaDeps = {
@@ -40,8 +39,6 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
-    // a 503 UNAVAILABLE from any later layer leaves with Retry-After
-    useRetryAfter(),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),
