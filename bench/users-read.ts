@@ -1,52 +1,102 @@
 /**
- * GET a user by id: REST shim vs GraphQL vs raw node:http + pg, each server in its own process,
- * autocannon in this one, all on 127.0.0.1. `npm run bench` (needs the local PostgreSQL;
- * BENCH_SECONDS, BENCH_CONNECTIONS to tune). Prints a table; results go to bench/RESULTS.md by hand.
+ * `npm run bench`: the read and write paths of issue #17 in one table, on PostgreSQL.
+ *
+ * Seeds 10,000 users over several clients (with documents and check runs) in a schema of its own,
+ * dropped afterwards; starts the app the way `npm start` does (compiled dist/, the start script's
+ * node flags, migrations in their child process) plus bench/server-probe.mjs to ask for a GC, and
+ * the raw node:http + pg baseline (raw-pg-baseline.ts), each in its own process; autocannon runs in
+ * a third (load-worker.ts), 32 connections, every request on a random user with its client's key.
+ * Each row: the app at full speed, the raw baseline on the same row right after (same minute),
+ * then the app at half its measured rate for the latency a non-saturated server gives. Server CPU
+ * per request comes from /proc/<pid>/stat, peak RSS from /proc/<pid>/status (VmHWM), live heap from
+ * forced GCs after each of three rounds of reads. BENCH_SECONDS (default 8) per run,
+ * BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (else DATABASE_URL, else the local test database).
  */
-import { fork, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import path from "node:path";
-import autocannon from "autocannon";
-import pg from "pg";
+import os from "node:os";
+import { build, check, CLIENTS, databaseUrl, dropSchema, gcMemory, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
+import type { Load } from "./load-worker.js";
 
-const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const schema = `bench_${randomBytes(4).toString("hex")}`;
-const env = { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0" };
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-function spawnServer(file: string): Promise<{ child: ChildProcess; info: any }> {
-  const child = fork(path.join(import.meta.dirname, file), { env, execArgv: ["--import", "tsx", "--expose-gc"] });
-  return new Promise((resolve, reject) => { child.once("message", (info) => resolve({ child, info })); child.once("exit", reject); });
+// ── the rows ──
+
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const USER_FIELDS = "id email firstName lastName phoneNumber status kycStatus createdAt updatedAt";
+/**
+ * graphql-armor's cost limit (5000, src/server/yoga.ts) prices a field by its depth, not by `first`:
+ * a page of users with documents and checks passes with this few fields; 9 user fields cost 9,200
+ */
+const LIST = "{ users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }";
+const gql = (query: string, variables: object = {}) => JSON.stringify({ query, variables });
+
+type Row = { title: string; app: Omit<Load, "base" | "targets" | "connections" | "seconds">; raw: Omit<Load, "base" | "targets" | "connections" | "seconds">; perClient?: boolean };
+const rows: Row[] = [
+  { title: "REST `GET /v2/users/{id}`", app: { method: "GET", path: "/v2/users/{id}" }, raw: { method: "GET", path: "/v2/users/{id}" } },
+  { title: "GraphQL `user(id)`", app: { method: "POST", path: "/graphql", body: gql(`query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id: "{id}" }) }, raw: { method: "GET", path: "/v2/users/{id}" } },
+  {
+    title: "GraphQL `users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }`", perClient: true,
+    app: { method: "POST", path: "/graphql", body: gql(LIST) },
+    raw: { method: "GET", path: "/v2/users" },
+  },
+  { title: "REST `POST /v2/users`", perClient: true, app: { method: "POST", path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) }, raw: { method: "POST", path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) } },
+  { title: "lookup `GET /payouts/remittances/utilities/currencies`", perClient: true, app: { method: "GET", path: "/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50" }, raw: { method: "GET", path: "/payouts/remittances/utilities/currencies" } },
+];
+
+const started = Date.now();
+const loadAtStart = os.loadavg()[0].toFixed(1);
+build();
+const seeded = await seed();
+const seedSeconds = (Date.now() - started) / 1000;
+const flags = startFlags();
+const app = await startApp(flags);
+const raw = await startRaw();
+let peakSampled = 0;
+const sampler = setInterval(() => { peakSampled = Math.max(peakSampled, statusKiB(app.child.pid!, "VmRSS")); }, 100);
+const idle = await gcMemory(app);
+const idleRss = statusKiB(app.child.pid!, "VmRSS");
+
+const table: string[] = [];
+for (const row of rows) {
+  const targets = row.perClient ? seeded.byClient : seeded.byId;
+  await check(app, { targets, ...row.app });
+  await check(raw, { targets, ...row.raw });
+  const common = { targets, connections };
+  await runLoad({ ...common, ...row.app, base: app.base, seconds: 2 }); // warm-up: JIT, pools, caches
+  const full = await measured(app, { ...common, ...row.app, seconds });
+  await runLoad({ ...common, ...row.raw, base: raw.base, seconds: 1 });
+  const base = await measured(raw, { ...common, ...row.raw, seconds });
+  const half = await measured(app, { ...common, ...row.app, seconds, rate: Math.max(1, Math.round(full.rps / 2)) });
+  const errors = full.errors + full.non2xx + half.errors + half.non2xx + base.errors + base.non2xx;
+  const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
+  console.error(line);
+  table.push(line);
 }
 
-async function load(title: string, opts: autocannon.Options) {
-  await autocannon({ ...opts, duration: 2, connections }); // warm-up
-  const r = await autocannon({ ...opts, duration: seconds, connections });
-  const row = { title, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
-  console.log(JSON.stringify(row));
-  return row;
+// three rounds of reads, each followed by forced GCs: live heap must not climb from round to round
+const heaps: number[] = [];
+for (let round = 0; round < 3; round++) {
+  await runLoad({ targets: seeded.byId, connections, ...rows[0].app, base: app.base, seconds });
+  heaps.push(mib((await gcMemory(app)).heapUsed));
 }
+clearInterval(sampler);
+const hwm = statusKiB(app.child.pid!, "VmHWM");
+const afterGc = await gcMemory(app);
 
-const app = await spawnServer("serve-app.ts");
-const { port, apiKey, userId } = app.info;
-const auth = { authorization: `Bearer ${apiKey}` };
-const rest = await load("REST GET /v2/users/{id}", { url: `http://127.0.0.1:${port}/v2/users/${userId}`, headers: auth });
-const gql = await load("GraphQL user(id)", {
-  url: `http://127.0.0.1:${port}/graphql`, method: "POST", headers: { ...auth, "content-type": "application/json" },
-  body: JSON.stringify({ query: `query($id: ID!) { user(id: $id) { id email firstName lastName status createdAt } }`, variables: { id: userId } }),
-});
-app.child.send("memory");
-const memory = await new Promise((resolve) => app.child.once("message", resolve));
-console.log(JSON.stringify({ title: "server memory after the load", ...(memory as object) }));
-app.child.kill("SIGTERM");
-const raw = await spawnServer("raw-pg-baseline.ts");
-const baseline = await load("raw node:http + pg", { url: `http://127.0.0.1:${raw.info.port}/v2/users/${userId}`, headers: auth });
-raw.child.kill("SIGTERM");
+const load = os.loadavg().map((l) => l.toFixed(1)).join(" ");
+console.log(`
+${os.cpus().length} cores (${os.cpus()[0].model}), Node ${process.version}, load average ${loadAtStart} at the start, ${load} at the end; PostgreSQL ${new URL(databaseUrl).host};
+${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run for every 2nd); ${connections} connections, ${seconds} s a run
+(+2 s warm-up), random user and its client's key per request; app: \`node ${[...flags, "dist/src/main.js"].join(" ")}\`; seed + build ${seedSeconds.toFixed(0)} s.
 
-console.log(`\nratio REST/raw ${(rest.rps / baseline.rps).toFixed(2)}, GraphQL/raw ${(gql.rps / baseline.rps).toFixed(2)} (${seconds}s, ${connections} connections)`);
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-await admin.connect();
-await admin.query(`drop schema "${schema}" cascade`);
-await admin.end();
+| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | app CPU µs/req | raw CPU µs/req | errors |
+|---|---|---|---|---|---|---|---|---|---|
+${table.join("\n")}
+
+app memory: RSS after imports / migrations / build ${JSON.stringify(app.phases)} MiB; idle after GC RSS ${Math.round(idleRss / 1024)} MiB (heap ${mib(idle.heapUsed)} MiB); peak RSS ${Math.round(hwm / 1024)} MiB (VmHWM; sampled under load ${Math.round(peakSampled / 1024)} MiB);
+live heap after GC after each of three read rounds: ${heaps.join(" → ")} MiB (growth ${heaps[2] - heaps[0]} MiB); RSS after GC at the end ${mib(afterGc.rss)} MiB.`);
+
+// the servers stop first: the app's workers still writing would deadlock with the drop
+await Promise.all([app.child, raw.child].map((child) => new Promise((resolve) => { if (child.exitCode !== null) return resolve(null); child.once("exit", resolve); child.kill("SIGTERM"); })));
+await dropSchema();
 process.exit(0);

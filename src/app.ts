@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from "node:path";
 import { validate } from "graphql";
 import type { Config } from "./config.js";
-import { decodeKey } from "./config.js";
+import { decodeKey, V1_DEPRECATED_AT } from "./config.js";
 import type { Services } from "./context.js";
 import { createDb, isMemoryDir, type Database } from "./db/client.js";
 import { bootstrapDemoClient, createAuthenticator, forgetOnKeyChanges } from "./domains/clients/clients.service.js";
@@ -19,9 +19,15 @@ import { createMetrics } from "./lib/metrics.js";
 import { buildOpenApi } from "./rest/openapi.js";
 import { compileRoutes, routes } from "./rest/routes.js";
 import { createSharedCache } from "./rest/shared-cache.js";
+import { createRouteAnswerer } from "./rest/answer-route.js";
 import { serveControlSocket } from "./cli/control-socket.js";
 import { attachWebSocket } from "./server/websocket.js";
 import { buildYoga } from "./server/yoga.js";
+import { createLanes } from "./server/lanes.js";
+import { createValidatedDocuments } from "./server/plugins/use-validated-documents.js";
+import { createCompiledExecutor } from "./graphql/compiled.js";
+import { createMaskError } from "./graphql/mask-error.js";
+import { createRateLimiter } from "./server/plugins/use-rate-limit.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
@@ -29,9 +35,13 @@ import { createDelivery } from "./domains/otp/otp.sender.js";
 import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
 import { createRuleBook } from "./domains/compliance/compliance.service.js";
 import { createDocumentStore } from "./domains/documents/documents.storage.js";
-import { defineEventRelay } from "./domains/events/events.relay.js";
-import { createJobs } from "./jobs/jobs.engine.js";
+import { defineEventRelay, outboxLag } from "./domains/events/events.relay.js";
+import { bindJobs, createJobs } from "./jobs/jobs.engine.js";
 import { defineCardActivation } from "./domains/wallets/wallets.service.js";
+import { defineWebhookDelivery } from "./domains/webhooks/webhooks.dispatch.js";
+import { defineCheckRunner } from "./domains/checks/checks.engine.js";
+import { builtInProviders } from "./domains/checks/checks.providers.js";
+import { definePeriodicChecks } from "./domains/checks/checks.periodic.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -48,7 +58,8 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
   const events = createEventBus(redis?.pubsub);
   const metrics = createMetrics();
-  const jobs = createJobs(database, logger);
+  const jobs = createJobs(database, logger, { maintenanceIntervalSeconds: config.jobsMaintenanceSeconds, cronCheckSeconds: config.cronCheckSeconds });
+  bindJobs(database.prisma, jobs);
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
@@ -59,12 +70,19 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     now: () => new Date(),
     compliance: createRuleBook(database.prisma, events),
     documentStore: await createDocumentStore(config, database.prisma, logger),
-    webhooks: { allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery },
+    webhooks: {
+      allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery,
+      retrySchedule: config.webhookRetrySchedule, timeoutMs: config.webhookTimeoutSeconds * 1000,
+    },
     jobs,
   };
   await defineEventRelay(jobs, database.prisma, events);
   await defineCardActivation(jobs, database.prisma, events);
+  await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
+  await defineCheckRunner({ db: database.prisma, logger, events, jobs, providers: builtInProviders({ ...services, dataDir: config.dataDir }) });
+  await definePeriodicChecks({ db: database.prisma, logger, events, jobs }, config.periodicChecksCron);
   await jobs.start({ work });
+  metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   const demo = await bootstrapDemo(config, database, services);
   const table = compileRoutes(schema, routes);
   for (const route of table) {
@@ -75,7 +93,16 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), redis: redis?.client ?? null, sharedCache });
+  const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, redis: redis?.client ?? null });
+  const legacy = { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy };
+  const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
+  const maskError = createMaskError(services.logger);
+  const validated = createValidatedDocuments();
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated });
+  const lanes = config.lanes ? createLanes({
+    services, metrics, table, answerRoute, rateLimiter, compiled: createCompiledExecutor(schema, maskError),
+    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes,
+  }) : null;
 
   let server: Server | null = null;
   let inFlight = 0;
@@ -84,12 +111,14 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     if (draining) res.setHeader("connection", "close"); // the client opens a new connection (elsewhere) next time
-    try { await yoga(req, res); } finally { inFlight--; }
+    try {
+      if (!(await lanes?.(req, res))) await yoga(req, res);
+    } finally { inFlight--; }
   };
   let closeWs: (() => Promise<void>) | null = null;
   let closeControl: (() => Promise<void>) | null = null;
   return {
-    config, services, database, yoga, demo, redis,
+    config, services, database, yoga, demo, redis, metrics,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
@@ -99,7 +128,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
       // path too long for one) the service still runs; the CLI then needs it stopped, as before.
       if (database.kind === "pglite" && !database.ephemeral)
-        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events }, (err) => logger.error({ err }, "cli command failed"))
+        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events, jobs: async () => jobs, logger }, (err) => logger.error({ err }, "cli command failed"))
           .catch((err: Error) => { logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR"); return null; });
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;

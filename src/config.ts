@@ -1,5 +1,6 @@
 /** Environment → typed Config. A bad value exits at start with one line naming the variable (SPEC 12). */
 import path from "node:path";
+import { DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS } from "./domains/webhooks/webhooks.rules.js";
 
 export type Config = {
   port: number;
@@ -37,6 +38,20 @@ export type Config = {
   webhookAllowPrivate: boolean;
   /** work background jobs in this process (default); JOBS=0 for a web-only instance beside `cli worker` */
   jobs: boolean;
+  /** PERIODIC_CHECKS_CRON (UTC, default hourly at :15; "off" → none) */
+  periodicChecksCron: string | null;
+  /** JOBS_CRON_CHECK_SECONDS: how often pg-boss looks for due schedules */
+  cronCheckSeconds: number;
+  /** delays after each failed webhook attempt, in ms (WEBHOOK_RETRY_SCHEDULE: comma-separated seconds) @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h */
+  webhookRetrySchedule: number[];
+  /** a webhook answer later than this is a TIMEOUT (WEBHOOK_TIMEOUT_SECONDS) @default 10 */
+  webhookTimeoutSeconds: number;
+  /** a delivery job in hand longer than this is taken for a dead worker's and sent again (WEBHOOK_JOB_EXPIRE_SECONDS) @default 60 */
+  webhookJobExpireSeconds: number;
+  /** how often the job engine looks for expired jobs (JOBS_MAINTENANCE_SECONDS) @default 120 */
+  jobsMaintenanceSeconds: number;
+  /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
+  lanes: boolean;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -85,6 +100,17 @@ function emailVar(env: NodeJS.ProcessEnv, name: string, fallback: string) {
   return raw.trim();
 }
 
+/** WEBHOOK_RETRY_SCHEDULE: "5,300,1800" (seconds, decimals allowed) → milliseconds. */
+function scheduleVar(env: NodeJS.ProcessEnv, name: string, fallbackMs: readonly number[]) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return [...fallbackMs];
+  const parts = raw.split(",").map((p) => p.trim());
+  const seconds = parts.map((p) => (/^\d+(\.\d+)?$/.test(p) ? Number(p) : NaN));
+  if (parts.length > 20 || seconds.some((s) => !(s >= 0.1 && s <= 7 * 24 * 3600)))
+    throw new ConfigError(`${name} must be up to 20 comma-separated delays in seconds (0.1 to 604800), e.g. "5,300,1800", got "${raw}"`);
+  return seconds.map((s) => Math.round(s * 1000));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === "production";
   const adminApiKey = env.ADMIN_API_KEY || undefined;
@@ -96,6 +122,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (documentStore !== "file" && documentStore !== "database") throw new ConfigError(`DOCUMENT_STORE must be "file" or "database", got "${documentStore}"`);
   const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE || "0";
   if (allowPrivate !== "0" && allowPrivate !== "1") throw new ConfigError(`WEBHOOK_ALLOW_PRIVATE must be "0" or "1", got "${allowPrivate}"`);
+  const webhookTimeoutSeconds = intVar(env, "WEBHOOK_TIMEOUT_SECONDS", DELIVERY_TIMEOUT_MS / 1000, 1, 60);
+  const webhookJobExpireSeconds = intVar(env, "WEBHOOK_JOB_EXPIRE_SECONDS", 60, 2, 3600);
+  // an attempt still waiting for its answer must not be taken for a dead worker's and sent twice
+  if (webhookJobExpireSeconds <= webhookTimeoutSeconds)
+    throw new ConfigError(`WEBHOOK_JOB_EXPIRE_SECONDS (${webhookJobExpireSeconds}) must be greater than WEBHOOK_TIMEOUT_SECONDS (${webhookTimeoutSeconds})`);
   if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
@@ -118,7 +149,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v1Sunset: dateVar(env, "V1_SUNSET", "2027-06-30"),
     webhookAllowPrivate: allowPrivate === "1",
     jobs: env.JOBS !== "0",
+    periodicChecksCron: cronVar(env, "PERIODIC_CHECKS_CRON", "15 * * * *"),
+    /** how often pg-boss looks for due schedules (its default, 30 s; tests shorten it) */
+    cronCheckSeconds: intVar(env, "JOBS_CRON_CHECK_SECONDS", 30, 1, 600),
+    webhookRetrySchedule: scheduleVar(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
+    webhookTimeoutSeconds,
+    webhookJobExpireSeconds,
+    jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
+    lanes: flagVar(env, "LANES", true),
   };
+}
+
+/** A five-field cron expression (UTC), or null for "off". */
+function cronVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string | null {
+  const value = (env[name] ?? fallback).trim();
+  if (value === "off") return null;
+  if (!/^[\d*/,-]+(\s+[\d*/,-]+){4}$/.test(value)) throw new ConfigError(`${name} must be a five-field cron expression (UTC) or "off", got "${value}"`);
+  return value;
 }
 
 /** 32 raw bytes from hex or base64, or null when it is neither. */

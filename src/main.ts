@@ -1,7 +1,12 @@
-/** Read config, build the app, listen; SIGTERM/SIGINT → graceful stop. Nothing else. */
+/** Read config, migrate, build the app, listen; SIGTERM/SIGINT → graceful stop. Nothing else. */
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { isMemoryDir } from "./db/client.js";
+import { migrateBeforeStart } from "./db/migrations.js";
+
+/** resident set size in MiB, logged at each step of the start: what the process holds and since when */
+const rssMiB = () => Math.round(process.memoryUsage.rss() / 2 ** 20);
+const memory: Record<string, number> = { imported: rssMiB() };
 
 let config;
 try { config = loadConfig(); } catch (error) {
@@ -9,13 +14,19 @@ try { config = loadConfig(); } catch (error) {
   throw error;
 }
 const started = performance.now();
+// the schema engine runs in a child process, so its WebAssembly never stays in this one; an
+// in-memory database lives only here, and is migrated by buildApp (the engine then stays: tests, demos)
+const migrated = await migrateBeforeStart(config);
+memory.migrated = rssMiB();
 const app = await buildApp(config);
+memory.built = rssMiB();
 const port = await app.start();
 const log = app.services.logger;
+if (migrated.length) log.info({ applied: migrated }, "migrations applied");
 // DATA_DIR=memory:// writes no file: the key is in this log and nowhere else
 const written = isMemoryDir(config.dataDir) ? {} : { file: `${config.dataDir}/bootstrap.json` };
 if (app.demo) log.info({ demo_client: app.demo, ...written }, "created the sandbox demo client; its API key is shown only now");
-log.info({ port, database: app.database.kind, ms: Math.round(performance.now() - started) }, `listening on http://localhost:${port}/graphql`);
+log.info({ port, database: app.database.kind, ms: Math.round(performance.now() - started), rss_mib: memory }, `listening on http://localhost:${port}/graphql`);
 if (app.demo) console.log(`\nDemo sandbox API key: ${app.demo.api_key}\n  curl -H "Authorization: Bearer ${app.demo.api_key}" http://localhost:${port}/v2/users\n`);
 
 let stopping = false;

@@ -11,6 +11,9 @@ import type { EventBus } from "../domains/events/events.pubsub.js";
 import { importReferenceFile } from "../domains/remittance/remittance.import.js";
 import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
 import { snakeKeys } from "./snake-keys.js";
+import { runPeriodicChecks } from "../domains/checks/checks.periodic.js";
+import type { Jobs } from "../jobs/jobs.engine.js";
+import { createLogger, type Logger } from "../lib/logger.js";
 
 export const USAGE = `usage: cli <command>
   clients create --name NAME (--sandbox | --live) [--scopes "users:read users:write"]
@@ -20,14 +23,18 @@ export const USAGE = `usage: cli <command>
   reference import FILE   (.json or .csv, see docs/reference-import.md; all or nothing)
   compliance import FILE  (one rule set, data/compliance/README.md; running servers pick it up)
   watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)
+  checks run-periodic     (one pass now: queues re-screening for every user who is due; the service's workers run them)
   migrate
   worker                  (works background jobs until SIGTERM; run the web instances with JOBS=0)
   schema print`;
 
 export class UsageError extends Error {}
 
-/** What a command needs: the database, how to migrate it, and the bus that tells running instances of a change. */
-export type CommandContext = { db: Db; migrate: () => Promise<string[]>; events?: EventBus };
+/**
+ * What a command needs: the database, how to migrate it, the bus that tells running instances of a
+ * change, and (for commands that queue work) the job engine, opened on demand.
+ */
+export type CommandContext = { db: Db; migrate: () => Promise<string[]>; events?: EventBus; jobs?: () => Promise<Jobs>; logger?: Logger };
 
 export function parseCommand(argv: string[]) {
   const { positionals, values } = parseArgs({
@@ -37,7 +44,7 @@ export function parseCommand(argv: string[]) {
   return { command: positionals.slice(0, 2).join(" "), positionals, values };
 }
 
-export async function runCommand({ db, migrate, events }: CommandContext, argv: string[]): Promise<unknown> {
+export async function runCommand({ db, migrate, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
   const { command, positionals, values } = parseCommand(argv);
   const actor = { principal: OPERATOR, requestId: "cli", events };
   const applied = await migrate();
@@ -78,6 +85,10 @@ export async function runCommand({ db, migrate, events }: CommandContext, argv: 
       const file = positionals[2];
       if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
       return { imported: await importRuleSetFile(db, file, actor) };
+    }
+    case "checks run-periodic": {
+      if (!jobs) throw new UsageError("checks run-periodic needs the job engine");
+      return runPeriodicChecks({ db, events, jobs: await jobs(), logger: logger ?? createLogger("silent") });
     }
     case "worker": // reached only through the control socket: the running service works the jobs already
       throw new UsageError("the service on this embedded database works its jobs itself; `worker` is for a server database (DATABASE_URL)");

@@ -14,6 +14,7 @@ import { createRedis } from "../lib/redis.js";
 import { DomainError } from "../lib/errors.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
+import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
@@ -39,23 +40,34 @@ async function main(argv: string[]): Promise<number> {
  * stopping cleanly: a job in hand gets its grace period, the rest stays queued for the next worker.
  */
 async function runWorker(config: Config): Promise<ControlAnswer> {
-  const { buildApp } = await import("../app.js");
-  const app = await buildApp(config, { work: true });
-  app.services.logger.info({ database: app.database.kind }, "worker started");
-  const signal = await new Promise<string>((resolve) => {
+  // listened for before the start: a signal while starting (jobs may already run) stops it once started, not by default death
+  const stopped = new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
   });
+  const { buildApp } = await import("../app.js");
+  const { migrateBeforeStart } = await import("../db/migrations.js");
+  await migrateBeforeStart(config); // as main.ts does: the schema engine's WASM must not stay in a long-lived process
+  const app = await buildApp(config, { work: true });
+  app.services.logger.info({ database: app.database.kind }, "worker started");
+  const signal = await stopped;
   await app.stop();
   return { result: { worker: "stopped", signal } };
 }
 
 async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
   const db = await createDb(config);
-  const redis = config.redisUrl ? createRedis(config.redisUrl, createLogger(config.logLevel)) : null;
+  const logger = createLogger(config.logLevel);
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const opened: { jobs?: Jobs } = {};
+  const openJobs = async () => {
+    const jobs = (opened.jobs ??= createJobs(db, logger));
+    await jobs.start({ work: false }); // sends only: the service's (or `cli worker`'s) workers run what is queued
+    return jobs;
+  };
   try {
     await redis?.ready();
-    const result = await runCommand({ db: db.prisma, migrate: db.migrate, events: createEventBus(redis?.pubsub) }, argv);
+    const result = await runCommand({ db: db.prisma, migrate: db.migrate, events: createEventBus(redis?.pubsub), jobs: openJobs, logger }, argv);
     await redis?.client.ping(); // commands go out in order: the events published above have left
     return { result };
   } catch (error) {
@@ -63,6 +75,7 @@ async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
     if (error instanceof DomainError) return { error: { code: error.code, detail: error.message, errors: error.fields } };
     throw error;
   } finally {
+    await opened.jobs?.stop();
     redis?.disconnect();
     await db.close();
   }

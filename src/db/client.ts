@@ -10,7 +10,9 @@ import pg from "pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../../generated/prisma/client.js";
+import { migrationsUpToDate } from "./migrations.js";
 import { applyMigrations } from "./schema-engine.js";
+import { batchReadsOf } from "./batched-reads.js";
 
 export type Db = PrismaClient;
 
@@ -23,6 +25,7 @@ export type Database = {
   pglite: PGlite | null;
   /** PostgreSQL connection string and schema, for engines that open their own pool (pg-boss) */
   server: { url: string; schema?: string } | null;
+  /** applies pending migrations here (the schema engine stays loaded: see migrations.ts); [] when none */
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -76,10 +79,11 @@ export async function createDb(options: DbOptions): Promise<Database> {
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
+  batchReadsOf(prisma);
   return {
     prisma, kind, ephemeral, pglite,
     server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
-    migrate: () => applyMigrations(migrations),
+    migrate: async () => await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql)) ? [] : applyMigrations(migrations),
     ping: async () => { await prisma.$queryRawUnsafe("select 1"); },
     close: async () => { await prisma.$disconnect(); await closeDriver(); },
     async countQueries(fn) {
@@ -94,17 +98,45 @@ async function openDriver(options: DbOptions): Promise<{
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
-    const pgConfig = { connectionString: options.databaseUrl, max: 10, ...POOL_TIMEOUTS, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
+    const pgConfig = pgConfigOf(options.databaseUrl, schema);
     if (schema) await ensureSchema(options.databaseUrl, schema);
-    // migrations may rightly run longer than any request: their own pool has no query timeout
-    const migrations = new PrismaPg({ ...pgConfig, query_timeout: undefined }, schema ? { schema } : undefined);
-    return { factory: new PrismaPg(pgConfig, schema ? { schema } : undefined), migrations, kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    return { factory: new PrismaPg(pgConfig, schema ? { schema } : undefined), migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
-  const memory = isMemoryDir(options.dataDir);
-  if (!memory) await mkdir(options.dataDir, { recursive: true });
-  const pglite = new PGlite(memory ? undefined : path.join(options.dataDir, "pglite"));
+  const pglite = await openPGlite(options.dataDir);
+  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: () => pglite.close() };
+}
+
+export function pgConfigOf(url: string, schema?: string) {
+  return { connectionString: url, max: 10, ...POOL_TIMEOUTS, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
+}
+
+/** migrations may rightly run longer than any request: their own pool has no query timeout */
+const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
+  new PrismaPg({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }, schema ? { schema } : undefined);
+
+/** an embedded database opened to check its migrations (migrations.ts), taken by the next createDb on that DATA_DIR rather than opened twice */
+const handedOver = new Map<string, PGlite>();
+export const handOver = (dataDir: string, pglite: PGlite) => handedOver.set(dataDir, pglite);
+
+export async function openPGlite(dataDir: string) {
+  const open = handedOver.get(dataDir);
+  handedOver.delete(dataDir);
+  if (open) return open;
+  const memory = isMemoryDir(dataDir);
+  if (!memory) await mkdir(dataDir, { recursive: true });
+  const pglite = new PGlite(memory ? undefined : path.join(dataDir, "pglite"));
   await pglite.waitReady;
-  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: memory, closeDriver: () => pglite.close() };
+  return pglite;
+}
+
+/** The database as migrate-child.ts opens it: only its migration adapter, closed before the server opens it. */
+export async function openMigrationTarget(options: DbOptions): Promise<{ factory: SqlMigrationAwareDriverAdapterFactory; close(): Promise<void> }> {
+  if (options.databaseUrl) {
+    if (options.databaseSchema) await ensureSchema(options.databaseUrl, options.databaseSchema);
+    return { factory: migrationAdapter(options), close: async () => {} };
+  }
+  const pglite = await openPGlite(options.dataDir);
+  return { factory: new PrismaPGlite(pglite), close: () => pglite.close() };
 }
 
 async function ensureSchema(url: string, schema: string) {

@@ -6,9 +6,10 @@
 import { readFile, readdir, mkdir, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { fromRoot } from "../lib/paths.js";
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 
-export const PRISMA_DIR = path.resolve(import.meta.dirname, "../../prisma");
+export const PRISMA_DIR = fromRoot("prisma");
 const MIGRATIONS_DIR = path.join(PRISMA_DIR, "migrations");
 const LOCK_FILE = "migration_lock.toml";
 const filters = { externalTables: [], externalEnums: [] };

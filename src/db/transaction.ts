@@ -4,12 +4,14 @@
  * publishes them to the bus and stamps them (events.relay.ts), and a relay job enqueued in the same
  * transaction publishes whatever a crash left unstamped. Nobody hears of a change that rolled back,
  * and no committed event is lost. `enqueue` sends a pg-boss job in the transaction (jobs.engine.ts).
+ * Public events also enqueue their webhook deliveries here (webhooks.dispatch.ts), woken after commit.
  */
 import type { Db } from "./client.js";
 import { recordAudit, type Actor, type AuditInput } from "../domains/audit/audit.service.js";
 import type { EventBus, Topics } from "../domains/events/events.pubsub.js";
 import { EVENT_RELAY_JOB, outboxRows, publishEvents, sendRelayJob } from "../domains/events/events.relay.js";
-import type { Jobs, SendOptions } from "../jobs/jobs.engine.js";
+import { jobsBoundTo, type Jobs, type SendOptions } from "../jobs/jobs.engine.js";
+import { queueWebhookDeliveries, WEBHOOK_DELIVERY_JOB } from "../domains/webhooks/webhooks.dispatch.js";
 
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -29,6 +31,7 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
   const emitted: unknown[][] = [];
   let eventIds: string[] = [];
   let relayJob: string | null = null;
+  const queues = new Set<string>();
   const result = await db.$transaction(async (tx) => {
     const value = await fn({
       tx,
@@ -36,15 +39,21 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
       emit: (topic, ...args) => { emitted.push([topic, ...args]); },
       enqueue: (name, data, sendOptions) => {
         if (!writer.jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
+        queues.add(name);
         return writer.jobs.send(name, data, { ...sendOptions, tx });
       },
     });
     if (emitted.length) {
-      eventIds = (await tx.event.createManyAndReturn({ data: outboxRows(emitted), select: { id: true } })).map((e) => e.id);
+      const rows = await tx.event.createManyAndReturn({ data: outboxRows(emitted), select: { id: true, type: true, clientId: true, data: true, createdAt: true } });
+      eventIds = rows.map((e) => e.id);
       if (writer.jobs) relayJob = await sendRelayJob(writer.jobs, tx);
+      // webhooks are owed whoever wrote: a writer without `jobs` (a job's own write) uses the app's engine
+      if (await queueWebhookDeliveries(tx, writer.jobs ?? jobsBoundTo(db), rows)) queues.add(WEBHOOK_DELIVERY_JOB);
     }
     return value;
   }, options);
+  // committed jobs (webhook deliveries among them) start now where this process works them, not at the next poll (2 s)
+  for (const name of queues) (writer.jobs ?? jobsBoundTo(db))?.notify(name);
   // published here: the safety-net job has nothing to do and goes (on pg-boss's connection, not Prisma's)
   if (eventIds.length && writer.events && (await publishEvents(db, writer.events, eventIds)) && relayJob) void writer.jobs?.discard(EVENT_RELAY_JOB, relayJob);
   return result;

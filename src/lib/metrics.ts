@@ -1,5 +1,13 @@
 /** Prometheus metrics (prom-client): one registry per app so tests and instances stay apart. */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** What a scrape reads of the backlogs: queued jobs per queue (pg-boss) and unpublished outbox rows. */
+export type BacklogSources = {
+  queues: () => Promise<{ queue: string; due: number; scheduled: number; oldestDueSeconds: number }[]>;
+  /** the declared queues, shown at 0 when empty */
+  knownQueues: () => string[];
+  outbox: () => Promise<{ unpublished: number; oldestSeconds: number }>;
+};
 
 export function createMetrics() {
   const registry = new Registry();
@@ -10,11 +18,37 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
   });
   const legacy = new Counter({ name: "v1_requests_total", help: "Calls of deprecated v1 routes, by route and API client", labelNames: ["route", "client_id"], registers: [registry] });
+  const lanes = new Counter({ name: "http_lane_requests_total", help: "Requests answered by a lean lane in front of yoga (src/server/lanes.ts), by lane", labelNames: ["lane"], registers: [registry] });
   const webhookDeliveries = new Counter({ name: "webhook_deliveries_total", help: "Webhook delivery attempts by outcome", labelNames: ["outcome"], registers: [registry] });
   return {
     registry,
+    /** Backlog gauges, read from the database on each scrape (one read shared by the gauges of a scrape). */
+    watchBacklog(sources: BacklogSources) {
+      const once = <T>(read: () => Promise<T>) => {
+        let cached: { at: number; value: Promise<T> } | null = null;
+        return () => {
+          if (!cached || Date.now() - cached.at > 500) cached = { at: Date.now(), value: read() };
+          return cached.value;
+        };
+      };
+      const queues = once(async () => {
+        const stats = new Map(sources.knownQueues().map((queue) => [queue, { queue, due: 0, scheduled: 0, oldestDueSeconds: 0 }]));
+        for (const s of await sources.queues()) stats.set(s.queue, s);
+        return [...stats.values()];
+      });
+      const outbox = once(sources.outbox);
+      const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge) => Promise<void>) =>
+        new Gauge({ name, help, labelNames, registers: [registry], async collect() { this.reset(); await set(this); } });
+      gauge("job_queue_depth", "Jobs due and waiting for a worker, by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.due); });
+      gauge("job_queue_scheduled", "Jobs queued to start later (retries on a schedule), by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.scheduled); });
+      gauge("job_queue_oldest_age_seconds", "How long the oldest due job has waited, by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.oldestDueSeconds); });
+      gauge("outbox_unpublished_events", "Committed events not yet published (outbox lag)", [], async (g) => { g.set((await outbox()).unpublished); });
+      gauge("outbox_oldest_unpublished_age_seconds", "Age of the oldest unpublished event", [], async (g) => { g.set((await outbox()).oldestSeconds); });
+    },
     /** one call of a v1 route: operators see who still has to migrate */
     countLegacy(route: string, clientId: string) { legacy.inc({ route, client_id: clientId }); },
+    /** one request answered by a lean lane instead of yoga's pipeline */
+    countLane(lane: "rest" | "graphql") { lanes.inc({ lane }); },
     /** one webhook delivery attempt ended with this outcome (SUCCEEDED, HTTP_ERROR, TIMEOUT, …) */
     webhookDelivery(outcome: string) { webhookDeliveries.inc({ outcome }); },
     observe(method: string, route: string, status: number, seconds: number) {

@@ -24,7 +24,7 @@ export const pagingVariables = ({ page, recordsPerPage }: Paging) => ({ first: r
 
 type Connection = { total_count: number; edges: { node: unknown }[] }; // aliased by restOperation
 
-export function listEnvelope(connection: Connection, paging: Paging, url: URL) {
+export function listEnvelope(connection: Connection, paging: Paging, url: Pick<URL, "pathname" | "searchParams">) {
   const totalPages = Math.ceil(connection.total_count / paging.recordsPerPage);
   const link = (page: number) => {
     const q = new URLSearchParams(url.searchParams);

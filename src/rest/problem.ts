@@ -8,6 +8,8 @@ import { restPath, restText } from "./rest-names.js";
 
 /** A failure as the caller will read it; `fields` and `detail` already use the transport's names. */
 export type Problem = { code: string; detail: string; fields?: FieldError[]; meta?: Record<string, unknown> };
+/** A request refused before it runs (401, 429, 503): what to say and the headers that go with it. */
+export type Refusal = { problem: Problem; headers: Record<string, string> };
 
 export function problemResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const reply = problemReply(problem, requestId, headers);
@@ -32,8 +34,13 @@ const snakeMeta = (meta?: Record<string, unknown>) => (meta ? Object.fromEntries
 
 /** A request-level failure on /graphql keeps the GraphQL response shape, with the HTTP status of its code. */
 export function graphqlErrorResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
+  const reply = graphqlErrorReply(problem, requestId, headers);
+  return new Response(reply.text, { status: reply.status, headers: reply.headers });
+}
+
+export function graphqlErrorReply(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const body = { errors: [{ message: problem.detail, extensions: { code: problem.code, requestId, ...(problem.fields ? { fields: problem.fields } : {}) } }] };
-  return new Response(JSON.stringify(body), { status: statusOf(problem.code), headers: { "content-type": "application/json", ...headers } });
+  return { status: statusOf(problem.code), headers: { "content-type": "application/json", ...headers }, text: JSON.stringify(body) };
 }
 
 /**

@@ -7,6 +7,7 @@
  * REST caller. Walks follow the type, never the input, so depth is bounded by the schema.
  * Plans are made once per route at start; requests only walk them.
  */
+import type { HeaderSource } from "../server/request-state.js";
 import {
   GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType, isNonNullType,
   typeFromAST, type GraphQLEnumType, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLScalarType, type GraphQLSchema,
@@ -59,7 +60,7 @@ type Walk = { errors: FieldError[]; loose: boolean };
  * Wherever a body takes `user_id`, the `X-Auth-User-ID` header may carry it instead (SPEC 1, the
  * vendor's convention); both given and different is the caller's error.
  */
-export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, form: boolean, headers?: Headers) {
+export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, form: boolean, headers?: HeaderSource) {
   const walk: Walk = { errors: [], loose: form };
   const headerUser = headers?.get("x-auth-user-id");
   let body = given;

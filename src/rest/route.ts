@@ -4,6 +4,7 @@
  */
 import { Kind, parse, visit, type DocumentNode } from "graphql";
 import { toCamel, toSnake } from "../lib/case.js";
+import type { HeaderSource } from "../server/request-state.js";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -15,7 +16,7 @@ export type RestRequest = {
   query: Record<string, unknown>;
   /** the body as the GraphQL input object (camelCase), unknown fields already refused */
   body: Record<string, unknown>;
-  headers: Headers;
+  headers: HeaderSource;
 };
 
 export type Route = {

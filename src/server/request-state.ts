@@ -12,3 +12,6 @@ export const stateOf = (request: Request): State => {
 
 /** /graphql speaks GraphQL errors; every other path is REST and speaks problem+json. */
 export const isGraphQLPath = (pathname: string) => pathname === "/graphql" || pathname.startsWith("/graphql/");
+
+/** What a rule reads of a request's headers: a whatwg Headers (yoga) or node's (the lanes, src/server/lanes.ts). */
+export type HeaderSource = { get(name: string): string | null };

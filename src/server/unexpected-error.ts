@@ -8,15 +8,22 @@ import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "../lib/logger.js";
 import { isOutage, outageHeaders, outageProblem } from "../db/outage.js";
-import { errorResponse } from "../rest/problem.js";
+import { errorResponse, type Refusal } from "../rest/problem.js";
 import { stateOf } from "./request-state.js";
 
-export function unexpectedErrorResponse(logger: Logger, request: Request, error: unknown) {
+/** What a caller is told of a throw nobody expected: 503 for an outage, else INTERNAL with an errorId that is logged. */
+export function unexpectedProblem(logger: Logger, requestId: string, error: unknown): Refusal {
   // the database unreachable or too slow is the dependency failing, not a bug (db/outage.ts)
-  if (isOutage(error)) return errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders);
+  if (isOutage(error)) return { problem: outageProblem, headers: outageHeaders };
   const errorId = randomUUID();
-  logger.error({ errorId, err: error, request_id: stateOf(request).requestId }, "unexpected error");
-  return errorResponse(request, { code: "INTERNAL", detail: `An unexpected error occurred; quote errorId ${errorId} to support.`, meta: { errorId } }, stateOf(request).requestId);
+  logger.error({ errorId, err: error, request_id: requestId }, "unexpected error");
+  return { problem: { code: "INTERNAL", detail: `An unexpected error occurred; quote errorId ${errorId} to support.`, meta: { errorId } }, headers: {} };
+}
+
+export function unexpectedErrorResponse(logger: Logger, request: Request, error: unknown) {
+  const requestId = stateOf(request).requestId;
+  const { problem, headers } = unexpectedProblem(logger, requestId, error);
+  return errorResponse(request, problem, requestId, headers);
 }
 
 /** Wraps a plugin's request and response hooks so nothing thrown there reaches whatwg-node's default answer. */

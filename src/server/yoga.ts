@@ -1,27 +1,26 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
 import { createYoga, type Plugin } from "graphql-yoga";
-import type { Redis } from "ioredis";
-import { V1_DEPRECATED_AT, type Config } from "../config.js";
+import type { Config } from "../config.js";
 import type { RequestContext, Services } from "../context.js";
-import { createMaskError } from "../graphql/mask-error.js";
 import type { Metrics } from "../lib/metrics.js";
 import { errorResponse } from "../rest/problem.js";
 import { matchRoute, type CompiledRoute } from "../rest/routes.js";
-import type { SharedCache } from "../rest/shared-cache.js";
+import type { RouteAnswerer } from "../rest/answer-route.js";
+import type { LegacyPolicy } from "../rest/deprecation.js";
 import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useInputGuard } from "./plugins/use-input-guard.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
-import { useRateLimit } from "./plugins/use-rate-limit.js";
+import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
 import { isGraphQLPath, stateOf } from "./request-state.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 import { API_VERSION } from "../rest/openapi.js";
@@ -32,10 +31,18 @@ import { useApiDocs } from "./plugins/use-api-docs.js";
 
 export type YogaDeps = {
   config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
-  table: CompiledRoute[]; openApi: unknown; redis: Redis | null; sharedCache: SharedCache;
+  table: CompiledRoute[]; openApi: unknown;
+  /** the REST answer and v1 policy, shared with the GET lane */
+  answerRoute: RouteAnswerer; legacy: LegacyPolicy;
+  /** shared with the lanes (src/server/lanes.ts): one budget per key whichever way a request comes */
+  rateLimiter: RateLimiter;
+  /** the one error mask of GraphQL results (yoga's and the lanes') */
+  maskError: (error: unknown) => Error;
+  /** the query texts yoga validated, for the /graphql lane */
+  validated: ValidatedDocuments;
 };
 
-export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, redis, sharedCache }: YogaDeps) {
+export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, answerRoute, legacy, rateLimiter, maskError, validated }: YogaDeps) {
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
@@ -49,11 +56,11 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useBodyLimit(config.maxBodyBytes, table),
     useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
-    useRateLimit({ limit: config.rateLimitPerMinute, redis }),
+    useRateLimit(rateLimiter),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
-    useRestShim({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy: { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy } }),
+    useRestShim({ answer: answerRoute, table, legacy }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
       maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },
@@ -64,6 +71,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useInputGuard(),
     // after yoga's own validation plugin: its GRAPHQL_* codes become the contract's VALIDATION_FAILED
     useContractErrorCodes(),
+    // last: a query document that reaches execution has passed every validation above
+    validated.plugin(),
   ];
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
@@ -75,7 +84,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // credentials (cookies, a browser-remembered Basic login), so a third-party page cannot ride them
     cors: { credentials: false },
     logging: false,
-    maskedErrors: { maskError: createMaskError(services.logger) },
+    maskedErrors: { maskError },
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly
     context: (initial: { request?: Request; principal?: RequestContext["principal"]; requestId?: string }): RequestContext => {
       const state = initial.principal ? { principal: initial.principal, requestId: initial.requestId ?? "" } : stateOf(initial.request!);
@@ -103,16 +112,16 @@ function useGraphiQLPage(endpoint: string): Plugin {
     headers: JSON.stringify({ Authorization: "Bearer <your API key, e.g. from .data/bootstrap.json>" }, null, 2),
     defaultQuery: "# Put your API key in the Headers tab below, then run:\n{\n  users(first: 5) {\n    totalCount\n    edges { node { id email status requirements { currentlyDue } } }\n  }\n}\n",
   } as const;
-  let html: Uint8Array<ArrayBuffer> | null = null;
-  const page = () => (html ??= new Uint8Array(Buffer.from(renderGraphiQL(options))));
+  // the page's bundle (9 MB of script, ~40 MB of RSS once loaded) is imported on the first visit, not at start
+  let html: Promise<Uint8Array<ArrayBuffer>> | null = null;
+  const page = () => (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => new Uint8Array(Buffer.from(renderGraphiQL(options)))));
   const encoded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const encode = (encoding: "br" | "gzip") => {
     let body = encoded.get(encoding);
     if (!body) {
-      const source = page();
-      const compressed = encoding === "br"
+      const compressed = page().then((source) => encoding === "br"
         ? brotli(source, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length } })
-        : gzip(source, { level: 6 });
+        : gzip(source, { level: 6 }));
       body = compressed.then((b) => new Uint8Array(b));
       encoded.set(encoding, body);
     }
@@ -123,7 +132,7 @@ function useGraphiQLPage(endpoint: string): Plugin {
       if (url.pathname !== endpoint || request.method !== "GET" || !(request.headers.get("accept") ?? "").includes("text/html")) return;
       const encoding = preferredEncoding(request.headers.get("accept-encoding"));
       const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache" };
-      if (!encoding) return endResponse(new Response(page(), { headers }));
+      if (!encoding) return endResponse(new Response(await page(), { headers }));
       endResponse(new Response(await encode(encoding), { headers: { ...headers, "content-encoding": encoding } }));
     },
   };

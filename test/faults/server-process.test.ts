@@ -1,5 +1,5 @@
 /**
- * The real server process (`node --import tsx src/main.ts`, embedded PGlite under DATA_DIR):
+ * The real server process (`node dist/src/main.js` as `npm start` runs it, embedded PGlite under DATA_DIR):
  * killed with SIGKILL during writes it opens its data directory again with every acknowledged write;
  * sent SIGTERM under concurrent requests it finishes every one already sent and exits 0 within 10 s.
  * Both share one data directory (the SIGTERM test's server opens it as the earlier ones left it).

@@ -1,5 +1,9 @@
 /** startTestApp(): the real app on a fresh in-memory PGlite, or on its own PostgreSQL schema. */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Kind, parse, type OperationDefinitionNode } from "graphql";
+import { expect } from "vitest";
 import { buildApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 
@@ -8,6 +12,15 @@ export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 export const backends: ("pglite" | "postgres")[] = ["pglite", ...(process.env.DATABASE_URL ? ["postgres" as const] : [])];
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/**
+ * How `rest` and `gql` reach the app. `fetch` (default): yoga.fetch, no socket (the lanes of
+ * src/server/lanes.ts live in the node handler and are bypassed). `http`: real HTTP through the node
+ * handler, lanes included. `compare`: every read (GET, GraphQL query) is sent over HTTP both through
+ * the lanes and through yoga alone, and the two answers must be the same (status, headers, body, up
+ * to the date and the remaining rate-limit budget); the lane's answer is returned.
+ */
+const transport = (process.env.TEST_TRANSPORT ?? "fetch") as "fetch" | "http" | "compare";
 type Call = { key?: string | null; body?: unknown; headers?: Record<string, string> };
 
 export async function startTestApp(backend: "pglite" | "postgres" = "pglite", env: Record<string, string> = {}) {
@@ -19,17 +32,25 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
     ...env,
   });
   const app: App = await buildApp(config);
+  const servers = transport === "fetch" ? null : await listen(app);
 
   async function rest(method: string, path: string, { key, body, headers = {} }: Call = {}) {
-    const res = await app.fetch(path, {
+    const init: { method: string; headers: Record<string, string>; body?: string } = {
       method,
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined && typeof body !== "string" ? { "content-type": "application/json" } : {}), ...headers },
       ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    let json: any = null;
-    try { json = text ? JSON.parse(text) : null; } catch { json = text; }
-    return { status: res.status, headers: res.headers, body: json };
+    };
+    if (!servers) return answerOf(await app.fetch(path, init));
+    if (transport === "compare" && isRead(method, path, init.body) && !init.headers["idempotency-key"]) {
+      init.headers["x-request-id"] ??= randomUUID(); // both answers then carry the same id
+      const yogaOnly = await answerOf(await fetch(`${servers.yoga}${path}`, init));
+      const served = await laneCount(app);
+      const lane = await answerOf(await fetch(`${servers.lanes}${path}`, init));
+      expect(comparable(lane), `${method} ${path}: the lane and yoga answer alike`).toEqual(comparable(yogaOnly));
+      compared.push({ method, path, status: lane.status, byLane: (await laneCount(app)) > served });
+      return lane;
+    }
+    return answerOf(await fetch(`${servers.lanes}${path}`, init));
   }
 
   async function gql(key: string | null, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -45,6 +66,7 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
   }
 
   async function stop() {
+    await servers?.close();
     await app.stop();
     if (backend === "postgres") {
       const { default: pg } = await import("pg");
@@ -56,7 +78,18 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
     }
   }
 
-  return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema };
+  /** Waits until the background checks have nothing queued or running (tests that count queries or rows). */
+  async function checksSettled(ms = 30_000) {
+    const busy = async () => (await app.services.db.checkRun.count({ where: { status: { in: ["QUEUED", "RUNNING"] } } }))
+      + (await app.services.db.event.count({ where: { publishedAt: null } })); // the last run's events are published after its commit
+    for (const until = Date.now() + ms; await busy();) {
+      if (Date.now() > until) throw new Error("background checks still running");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 200)); // what the last commit set off (its publish) has finished
+  }
+
+  return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema, checksSettled };
 }
 
 /** Tests of what crosses instances need both a PostgreSQL server and Redis. */
@@ -64,7 +97,61 @@ export const multiInstance = !!(process.env.REDIS_URL && process.env.DATABASE_UR
 
 /** Two app instances on one PostgreSQL schema and one Redis, as behind a load balancer. */
 export async function startTwoInstances(env: Record<string, string> = {}) {
-  const a = await startTestApp("postgres", env);
-  const b = await startTestApp("postgres", { ...env, DATABASE_SCHEMA: a.schemaName! });
+  // one encryption key, as for every instance of one service: what one encrypts (a webhook secret) the other reads
+  const shared = { ENCRYPTION_KEY: randomBytes(32).toString("hex"), ...env };
+  const a = await startTestApp("postgres", shared);
+  const b = await startTestApp("postgres", { ...shared, DATABASE_SCHEMA: a.schemaName! });
   return { a, b, stop: async () => { await b.app.stop(); await a.stop(); } };
+}
+
+type Answer = { status: number; headers: Headers; body: any };
+
+async function answerOf(res: Response): Promise<Answer> {
+  const text = await res.text();
+  let json: any = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+/** The app's own node handler (lanes, then yoga), and beside it a server that hands everything to yoga. */
+async function listen(app: App) {
+  const port = await app.start(0, "127.0.0.1");
+  const yogaOnly = createServer((req, res) => void app.yoga(req, res));
+  await new Promise<void>((resolve) => yogaOnly.listen(0, "127.0.0.1", resolve));
+  return {
+    lanes: `http://127.0.0.1:${port}`,
+    yoga: `http://127.0.0.1:${(yogaOnly.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => { yogaOnly.close(() => resolve()); yogaOnly.closeAllConnections(); }),
+  };
+}
+
+/** A GET, or a GraphQL POST whose operations are all queries: sending it twice changes nothing. */
+function isRead(method: string, path: string, body: unknown) {
+  if (method === "GET") return true;
+  if (method !== "POST" || !path.startsWith("/graphql") || typeof body !== "string") return false;
+  try {
+    const { query } = JSON.parse(body) as { query?: string };
+    const operations = parse(query ?? "").definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    return operations.length > 0 && operations.every((o) => o.operation === "query");
+  } catch { return true; } // a document that does not parse is refused alike by both, and changes nothing
+}
+
+const VOLATILE_HEADERS = new Set(["date", "connection", "keep-alive", "ratelimit-remaining", "ratelimit-reset", "retry-after"]);
+
+/** An answer without what differs between any two requests: the date, the budget left, a timestamp, an errorId. */
+function comparable({ status, headers, body }: Answer) {
+  const kept = [...headers].filter(([name]) => !VOLATILE_HEADERS.has(name));
+  const text = JSON.stringify(body)
+    .replace(/"timestamp":"[^"]*"/g, '"timestamp":"…"')
+    .replace(/(errorId[" :]+)[0-9a-f-]{36}/gi, "$1…").replace(/("error_id":")[0-9a-f-]{36}/g, "$1…")
+    .replace(/retry in \d+ s/g, "retry in … s");
+  return { status, headers: Object.fromEntries(kept), body: JSON.parse(text) };
+}
+
+/** Every read compared in this worker (TEST_TRANSPORT=compare), and whether a lane answered it. */
+export const compared: { method: string; path: string; status: number; byLane: boolean }[] = [];
+
+async function laneCount(app: App) {
+  const metric = await app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }

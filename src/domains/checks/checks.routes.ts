@@ -1,7 +1,7 @@
 /** REST entries for check runs and verification: GET /v2/users/{user_id}/checks, POST /v2/users/verify. */
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
-export const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger result { score reasons matches } createdAt completedAt";
+export const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger result { score reasons matches provider } createdAt completedAt";
 
 export const checksRoutes: Route[] = [
   {
@@ -14,5 +14,16 @@ export const checksRoutes: Route[] = [
     operation: restOperation(`query Checks($userId: ID!, $first: Int, $after: String) {
       checks(userId: $userId, first: $first, after: $after) { totalCount edges { node { ${CHECK_REST_FIELDS} } } } }`),
     variables: (req) => ({ userId: req.params.user_id }), field: "checks",
+  },
+
+  {
+    method: "POST", path: "/v2/users/{user_id}/checks", summary: "Queue a check of one type on the user now (body: type; trigger MANUAL); a queued run of that type is reused", scope: "users:write", status: 202,
+    operation: restOperation(`mutation CreateCheck($input: CreateCheckInput!) { createCheck(input: $input) { ${CHECK_REST_FIELDS} } }`),
+    variables: (req) => ({ input: bodyInput(req, { userId: req.params.user_id }) }), field: "createCheck",
+  },
+  {
+    method: "POST", path: "/v2/checks/{check_id}/result", summary: "Record an upstream system's result for a check (admin): moves the user's status, kyc_status, risk_level and risk_score", scope: "admin",
+    operation: restOperation(`mutation RecordCheckResult($input: RecordCheckResultInput!) { recordCheckResult(input: $input) { ${CHECK_REST_FIELDS} } }`),
+    variables: (req) => ({ input: bodyInput(req, { checkId: req.params.check_id }) }), field: "recordCheckResult",
   },
 ];

@@ -3,18 +3,25 @@ import { CheckStatus, CheckTrigger, CheckType } from "../../../generated/prisma/
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { User, UserStatusEnum } from "../users/users.schema.js";
-import { findChecks, submitVerification } from "./checks.service.js";
+import { findChecks, recordCheckResult, requestCheck, submitVerification } from "./checks.service.js";
+import { filter, map, pipe, Repeater } from "graphql-yoga";
+import type { CheckRun as CheckRunModel } from "../../../generated/prisma/client.js";
+import { tenantOf } from "../../context.js";
+import { getUser } from "../users/users.service.js";
+import type { CheckEvent } from "../events/events.pubsub.js";
+import { CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
 
 builder.enumType(CheckType, { name: "CheckType" });
 builder.enumType(CheckStatus, { name: "CheckStatus" });
 builder.enumType(CheckTrigger, { name: "CheckTrigger" });
 
-type Result = { score?: number | null; reasons?: string[]; matches?: unknown[] };
+type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string };
 const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   fields: (t) => ({
     score: t.float({ nullable: true, resolve: (r) => r.score ?? null }),
     reasons: t.stringList({ resolve: (r) => r.reasons ?? [] }),
     matches: t.field({ type: ["JSON"], description: "Provider matches (e.g. watchlist entries), as the provider reports them", resolve: (r) => r.matches ?? [] }),
+    provider: t.string({ nullable: true, description: "Who decided: a built-in provider and its data version (ofac-sdn-2024-05-03+…, rules:SG@v1, fatf@2025-10-24), or upstream for a posted result", resolve: (r) => r.provider ?? null }),
   }),
 });
 
@@ -63,4 +70,50 @@ builder.mutationField("submitVerification", (t) => t.field({
   description: "Submit a user for verification: 422 REQUIREMENTS_DUE while anything is currently due",
   args: { input: t.arg({ type: SubmitVerificationInput, required: true }) },
   resolve: (_root, { input }, ctx) => submitVerification(ctx, String(input.userId)),
+}));
+
+builder.mutationField("createCheck", (t) => t.field({
+  type: CheckRun, authScopes: { scope: "users:write" },
+  description: "Queue a check of one type on a user now (trigger MANUAL); a queued run of that type is reused",
+  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, required: true }) }) }), required: true }) },
+  resolve: (_root, { input }, ctx) => requestCheck(ctx, String(input.userId), input.type),
+}));
+
+const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
+
+const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
+  fields: (t) => ({
+    checkId: t.id({ required: true }),
+    status: t.field({ type: CheckResultStatus, required: true }),
+    score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
+    reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
+    matches: t.field({ type: ["JSON"], description: "At most 50" }),
+  }),
+});
+
+builder.mutationField("recordCheckResult", (t) => t.field({
+  type: CheckRun, authScopes: { scope: "admin" },
+  description: "An upstream system's result for a check (admin): updates the run, the user's status, kyc_status, risk_level and risk_score",
+  args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
+  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
+}));
+
+/** A run as the event carried it, in the model's shape: subscribers get the state the event announced. */
+const runOf = ({ check, userId }: CheckEvent, clientId: string) => ({
+  id: check.check_id, userId, clientId, type: check.type, status: check.status, trigger: check.trigger, result: check.result ?? null,
+  createdAt: new Date(check.created_at as string), completedAt: check.completed_at ? new Date(check.completed_at as string) : null, startedAt: null,
+}) as CheckRunModel;
+
+builder.subscriptionField("checkUpdated", (t) => t.field({
+  type: CheckRun, authScopes: { scope: "users:read" },
+  description: "A user's check runs as they complete (check.kyc.updated, check.sanctions_screening.updated, check.transaction_monitoring.updated)",
+  args: { userId: t.arg.id({ required: true }), types: t.arg({ type: [CheckType], required: false, description: "only these check types" }) },
+  subscribe: async (_root, { userId, types }, ctx) => {
+    await getUser(ctx, String(userId), { select: { id: true } }); // 404 for another client's user
+    const clientId = tenantOf(ctx);
+    const wanted = types?.length ? types : CHECK_TYPES;
+    const streams = wanted.map((type) => ctx.events.subscribe(CHECK_EVENT[type], clientId));
+    return pipe(Repeater.merge(streams), filter((e: CheckEvent) => e.userId === String(userId)), map((e: CheckEvent) => runOf(e, clientId)));
+  },
+  resolve: (run) => run as CheckRunModel,
 }));

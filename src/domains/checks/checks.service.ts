@@ -1,17 +1,20 @@
 /**
  * Check runs of a client's users, and verification (SPEC 5): a user with nothing currently due moves
- * to IN_REVIEW and gets one QUEUED run per check type. The engine that runs them is not here.
+ * to IN_REVIEW and gets a queued run of each check type (checks.engine.ts runs them).
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { withTransaction } from "../../db/transaction.js";
-import { DomainError } from "../../lib/errors.js";
+import { DomainError, invalid, notFound } from "../../lib/errors.js";
+import { isUuid } from "../../lib/ids.js";
+import type { CheckType } from "../../../generated/prisma/enums.js";
 import { dueAsFieldErrors } from "../compliance/compliance.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import { getUser } from "../users/users.service.js";
-import { CHECK_TYPES } from "./checks.rules.js";
+import { CHECK_TYPES, type CheckOutcome } from "./checks.rules.js";
+import { completeRun, enqueueChecks, userStateOf } from "./checks.engine.js";
 
 type Selection = { select?: Prisma.CheckRunSelect; include?: Prisma.CheckRunInclude };
 
@@ -39,18 +42,52 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
       dueAsFieldErrors(requirements.rules, requirements), { currentlyDue: requirements.currentlyDue });
   if (user.status === "IN_REVIEW") throw new DomainError("INVALID_STATE_TRANSITION", "The user is already IN_REVIEW: wait for its checks to complete.");
   checkStatusMove(user.status, "IN_REVIEW", { byCaller: false });
-  return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
+  return withTransaction(ctx.db, ctx, async (write) => {
+    const { tx, audit, emit } = write;
     // the version read above: a change in between (new data, another submission) must be verified afresh
     await tx.user.update({ where: { id: user.id, version: user.version }, data: { status: "IN_REVIEW", kycStatus: "PENDING", version: { increment: 1 } } })
       .catch((error: { code?: string }) => {
         if (error?.code === "P2025") throw new DomainError("CONFLICT", "The user changed while verification was being submitted: read it again and retry.");
         throw error;
       });
-    const checks = await tx.checkRun.createManyAndReturn({
-      data: CHECK_TYPES.map((type) => ({ clientId, userId: user.id, type, trigger: "VERIFICATION" as const })),
-    });
+    const checks = await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "VERIFICATION");
     await audit({ action: "user.verification_submitted", targetType: "user", targetId: user.id, changedFields: ["status", "kycStatus"] });
-    emit("user.status.updated", clientId, { userId: user.id, status: "IN_REVIEW", previousStatus: user.status });
+    emit("user.status.updated", clientId, { userId: user.id, status: "IN_REVIEW", previousStatus: user.status, user: await userStateOf(tx, user.id) });
     return { userId: user.id, status: "IN_REVIEW" as const, checks };
+  });
+}
+
+export type PostedResult = { checkId: string; status: CheckOutcome["status"]; score?: number | null; reasons?: readonly string[] | null; matches?: readonly unknown[] | null };
+
+/**
+ * An upstream system's result (SPEC 7, admin scope): replaces whatever the run holds, in any state,
+ * and settles the user as a provider's result would. A transaction-monitoring alert posted here
+ * stays open in later runs until a CLEAR result is posted.
+ */
+export async function recordCheckResult(ctx: RequestContext, posted: PostedResult) {
+  const errors = [
+    ...(posted.score != null && !(posted.score >= 0 && posted.score <= 1) ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }] : []),
+    ...((posted.reasons?.length ?? 0) > 50 || posted.reasons?.some((r) => r.length > 200) ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }] : []),
+    ...((posted.matches?.length ?? 0) > 50 ? [{ field: "matches", code: "too_long", message: "matches: at most 50." }] : []),
+  ];
+  if (errors.length) throw invalid(errors);
+  const run = isUuid(posted.checkId) ? await ctx.db.checkRun.findUnique({ where: { id: posted.checkId }, select: { id: true } }) : null;
+  if (!run) throw notFound("check");
+  const outcome: CheckOutcome = {
+    status: posted.status, score: posted.score ?? UPSTREAM_SCORE[posted.status], reasons: [...(posted.reasons ?? [])], matches: [...(posted.matches ?? [])], provider: "upstream",
+  };
+  const done = await completeRun(ctx, run.id, outcome, { requestId: ctx.requestId, principal: ctx.principal, from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"] });
+  return done!.run;
+}
+const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as const;
+
+/** A run asked for by the client (trigger MANUAL), e.g. before a large payout; a queued one is reused. */
+export async function requestCheck(ctx: RequestContext, userId: string, type: CheckType) {
+  const clientId = tenantOf(ctx);
+  await getUser(ctx, userId, { select: { id: true } });
+  return withTransaction(ctx.db, ctx, async (write) => {
+    const [run] = await enqueueChecks(write, { clientId, userId }, [type], "MANUAL");
+    await write.audit({ action: "check.requested", targetType: "check", targetId: run.id });
+    return run;
   });
 }

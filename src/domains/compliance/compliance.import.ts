@@ -6,14 +6,16 @@
  */
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import { OPERATOR } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { withTransaction, type Tx, type Writer } from "../../db/transaction.js";
 import { invalid } from "../../lib/errors.js";
+import { fromRoot } from "../../lib/paths.js";
 import { effectiveFromOf, parseRuleSet, type RuleSetBody } from "./compliance.rules.js";
 
-const DATA_DIR = new URL("../../../data/compliance/", import.meta.url);
+const DATA_DIR = fromRoot("data", "compliance");
 const CLI_ACTOR: Writer = { principal: OPERATOR, requestId: "cli" };
 
 /** Key order does not change the checksum: the same rules give the same sum. */
@@ -39,7 +41,7 @@ async function markSuperseded(tx: Pick<Tx, "complianceRuleSet">, country: string
 export async function loadShippedRuleSets(db: Db): Promise<{ loaded: string[]; stale: string[] }> {
   const names = (await readdir(DATA_DIR)).filter((f) => f.endsWith(".json")).sort();
   const bodies = await Promise.all(names.map(async (name) => {
-    try { return parseRuleSet(JSON.parse(await readFile(new URL(name, DATA_DIR), "utf8"))); } catch (error) {
+    try { return parseRuleSet(JSON.parse(await readFile(path.join(DATA_DIR, name), "utf8"))); } catch (error) {
       throw new Error(`data/compliance/${name} is not a valid rule set: ${(error as Error).message}`, { cause: error });
     }
   }));

@@ -1,5 +1,6 @@
 /** Identity documents (SPEC 6): upload, update, read, list, delete — always inside the caller's client. */
 import { createHash } from "node:crypto";
+import { enqueueChecks } from "../checks/checks.engine.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
@@ -147,8 +148,9 @@ const fileColumns = (file: CheckedFile, storageKey: string) => ({
   sha256: createHash("sha256").update(file.bytes).digest("hex"), storageKey,
 });
 
-/** Audit row and event of one change; the event will enqueue a KYC check (SPEC 6, 7). */
+/** Audit row, event and KYC run of one change (SPEC 6, 7). */
 async function changed(write: Write, clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }, fields: string[]) {
   await write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
   write.emit("document.changed", clientId, event);
+  await enqueueChecks(write, { clientId, userId: event.userId }, ["KYC"], "DOCUMENT_CHANGED");
 }

@@ -7,17 +7,25 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
 
-export type UserStatusEvent = { userId: string; status: string; previousStatus: string };
+/** `user`: the user's state after the change, in REST's names (webhooks and `GET /v2/events` send it as is). */
+export type UserStatusEvent = { userId: string; status: string; previousStatus: string; user?: Record<string, unknown> };
+export type RiskLevelEvent = { userId: string; riskLevel: string | null; previousRiskLevel: string | null; riskScore: number | null; user?: Record<string, unknown> };
+/** SPEC 8's `{user_id, check, user}`: the run and the user in REST's names. */
+export type CheckEvent = { userId: string; check: { check_id: string; type: string } & Record<string, unknown>; user: Record<string, unknown> };
 
 export type Topics = {
   "user.status.updated": [clientId: string, event: UserStatusEvent];
+  "user.risk_level.updated": [clientId: string, event: RiskLevelEvent];
+  "check.kyc.updated": [clientId: string, event: CheckEvent];
+  "check.sanctions_screening.updated": [clientId: string, event: CheckEvent];
+  "check.transaction_monitoring.updated": [clientId: string, event: CheckEvent];
   /** a key was rotated or revoked: every instance drops its cached principals */
   "credentials.changed": [event: { clientId: string }];
   /** reference data (lookups) changed: shared response caches drop what they hold */
   "reference.updated": [event: { kind: string; id: string }];
   /** a compliance rule set was imported: every instance reloads its rule sets */
   "compliance.updated": [event: { country: string; version: number }];
-  /** a document was uploaded, changed or deleted: the checks engine will enqueue a KYC run from it */
+  /** a document was uploaded, changed or deleted (its KYC run is enqueued in the same transaction) */
   "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }];
   /** a card was activated by its provider or cancelled */
   "card.status.updated": [clientId: string, event: { cardId: string; walletId: string; status: string; previousStatus: string }];

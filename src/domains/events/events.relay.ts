@@ -79,3 +79,9 @@ export function defineEventRelay(jobs: Jobs, db: Db, bus: EventBus) {
     work: async () => { await relayPending(db, bus); },
   });
 }
+
+/** Outbox lag for /metrics: how many committed rows are unpublished, and the oldest one's age (the `published_at` index). */
+export async function outboxLag(db: Db, now = new Date()) {
+  const [row] = await db.$queryRaw<{ n: number; oldest: Date | null }[]>`select count(*)::int as n, min(created_at) as oldest from events where published_at is null`;
+  return { unpublished: row.n, oldestSeconds: row.oldest ? Math.max(0, (now.getTime() - row.oldest.getTime()) / 1000) : 0 };
+}

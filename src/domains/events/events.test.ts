@@ -6,6 +6,15 @@ import { OPERATOR } from "../../context.js";
 import { withTransaction } from "../../db/transaction.js";
 import { relayPending } from "./events.relay.js";
 
+/** Polls `read` until `done` holds (20 s at most). */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (const until = Date.now() + 20_000; ;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
 /** Opens a GraphQL subscription over SSE and resolves with the first event's payload. */
@@ -55,9 +64,11 @@ describe("subscriptions", () => {
     const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Web", last_name: "Socket", email: "ws@example.com" } })).body;
     const port = await t.app.start(0, "127.0.0.1");
     const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const connected = new Promise((resolve) => client.on("connected", resolve));
     const event = new Promise<any>((resolve, reject) =>
       client.subscribe({ query: SUBSCRIPTION, variables: { id: user.user_id } }, { next: resolve, error: reject, complete: () => {} }));
-    await new Promise((r) => setTimeout(r, 100));
+    await connected; // the change must come after the subscription, however slow the socket is to open
+    await new Promise((r) => setTimeout(r, 200));
     await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } });
     expect((await event).data.userStatusChanged).toEqual({ id: user.user_id, status: "CLOSED" });
     await client.dispose();
@@ -102,7 +113,8 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
 
   const newUser = async (key: string, first = "Out") =>
     (await t.rest("POST", "/v2/users", { key, body: { first_name: first, last_name: "Box", email: `${first.toLowerCase()}${Math.random().toString(36).slice(2, 8)}@example.com` } })).body;
-  const rowsFor = (userId: string) => t.db.event.findMany({ where: { data: { path: ["userId"], equals: userId } } });
+  // this test's own events: the background checks of each new user raise check.* events of their own
+  const rowsFor = (userId: string) => t.db.event.findMany({ where: { type: "user.status.updated", data: { path: ["userId"], equals: userId } } });
   const emitStatus = (writer: object, clientId: string, userId: string, fail = false) =>
     withTransaction(t.db, { principal: OPERATOR, ...writer }, async ({ emit }) => {
       emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
@@ -153,22 +165,45 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     await stream.close();
   }, 30_000);
 
+  it.runIf(backend === "postgres")("never lets a cursor pass an event whose transaction commits later", async () => {
+    const user = await newUser(a.key, "Late");
+    const status = (status: string) => ({ type: "user.status.updated", clientId: a.clientId, data: { userId: user.user_id, status, previousStatus: "PENDING" } });
+    const listed = async () => ((await t.rest("GET", "/v2/events?types=user.status.updated&records_per_page=100", { key: a.key })).body.data as any[])
+      .filter((e) => e.data.user_id === user.user_id).map((e) => e.data.status);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    // the slow transaction writes its event first (lower seq), the fast one commits first
+    const slow = t.db.$transaction(async (tx) => { await tx.event.create({ data: status("SLOW") }); await gate; }, { timeout: 20_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await t.db.event.create({ data: status("FAST") });
+    expect(await listed()).toEqual([]); // FAST is committed, but SLOW's transaction is older and still open
+    release();
+    await slow;
+    expect(await eventually(listed, (l) => l.length === 2)).toEqual(["SLOW", "FAST"]);
+  });
+
   it("catches up over REST and GraphQL, each client seeing only its own events", async () => {
     const ua = await newUser(a.key, "Alpha");
     const ub = await newUser(b.key, "Beta");
-    const first = (await t.rest("GET", "/v2/events", { key: a.key })).body.data as { id: string }[];
+    const first = (await t.rest("GET", "/v2/events?types=user.status.updated&records_per_page=100", { key: a.key })).body.data as { id: string }[];
     const mark = first.at(-1)?.id;
     await t.rest("PUT", `/v2/users/${ua.user_id}`, { key: a.key, body: { status: "CLOSED" } });
     await t.rest("PUT", `/v2/users/${ub.user_id}`, { key: b.key, body: { status: "CLOSED" } });
-    const res = await t.rest("GET", `/v2/events?${mark ? `after=${mark}&` : ""}types=user.status.updated`, { key: a.key });
+    // an older transaction still open anywhere on the server holds the list back a moment: poll
+    const res = await eventually(() => t.rest("GET", `/v2/events?${mark ? `after=${mark}&` : ""}types=user.status.updated&records_per_page=100`, { key: a.key }),
+      (r) => r.body.data.some((e: any) => e.data.user_id === ua.user_id));
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([{ id: expect.any(String), type: "user.status.updated", created_at: expect.any(String), data: { user_id: ua.user_id, status: "CLOSED", previous_status: "PENDING" } }]);
-    expect(res.body.pagination.total_records).toBe(1);
-    const mine = (await t.gql(b.key, `{ events(types: ["user.status.updated"]) { totalCount edges { cursor node { id type data } } } }`)).body.data.events;
+    expect(res.body.data.filter((e: any) => e.data.user_id === ua.user_id)).toEqual([{ id: expect.any(String), type: "user.status.updated", created_at: expect.any(String), data: { user_id: ua.user_id, status: "CLOSED", previous_status: "PENDING", user: expect.objectContaining({ user_id: ua.user_id, status: "CLOSED" }) } }]);
+    expect(res.body.data.map((e: any) => e.data.user_id)).not.toContain(ub.user_id);
+    expect(res.body.pagination.total_records).toBe(res.body.data.length);
+    const ours = res.body.data.find((e: any) => e.data.user_id === ua.user_id);
+    const stored = await t.db.event.findUniqueOrThrow({ where: { id: ours.id } });
+    expect(ours.created_at).toBe(stored.createdAt.toISOString()); // the same instant whatever TZ the server runs in
+    const mine = (await eventually(() => t.gql(b.key, `{ events(types: ["user.status.updated"], first: 100) { totalCount edges { cursor node { id type data } } } }`),
+      (r) => r.body.data.events.edges.some((e: any) => e.node.data.user_id === ub.user_id))).body.data.events;
     expect(mine.edges.map((e: any) => e.node.data.user_id)).not.toContain(ua.user_id);
-    expect(mine.edges.map((e: any) => e.node.data.user_id)).toContain(ub.user_id);
     const lastOfB = mine.edges.at(-1).cursor;
-    expect((await t.gql(b.key, `query($after: String) { events(after: $after) { totalCount } }`, { after: lastOfB })).body.data.events.totalCount).toBe(0);
+    expect((await t.gql(b.key, `query($after: String) { events(after: $after, types: ["user.status.updated"]) { totalCount } }`, { after: lastOfB })).body.data.events.totalCount).toBe(0);
     // another client's event id is no position in this client's list
     const foreign = (await t.gql(a.key, `query($after: String) { events(after: $after) { totalCount } }`, { after: lastOfB })).body;
     expect(foreign.errors[0].extensions.code).toBe("VALIDATION_FAILED");

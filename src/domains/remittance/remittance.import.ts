@@ -24,12 +24,13 @@ import path from "node:path";
 import type { Db } from "../../db/client.js";
 import { camelKeys, toSnake } from "../../lib/case.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
+import { fromRoot } from "../../lib/paths.js";
 import { OPERATOR } from "../../context.js";
 import { withTransaction, type Tx, type Writer } from "../../db/transaction.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
 
-const DATA_DIR = new URL("../../../data/remittance/", import.meta.url);
+const DATA_DIR = fromRoot("data", "remittance");
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
 const CLI_ACTOR: Writer = { principal: OPERATOR, requestId: "cli" };
 const MAX_REPORTED = 20;
@@ -40,7 +41,7 @@ type Located = Row & { name: FieldNamer };
 /** Loads ISO data and the shipped catalogue into empty reference tables; one count query otherwise. */
 export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolean }> {
   if ((await db.country.count()) > 0) return { loaded: false };
-  const file = async (kind: RowKind) => JSON.parse(await readFile(new URL(`${LISTS[kind]}.json`, DATA_DIR), "utf8")) as unknown[];
+  const file = async (kind: RowKind) => JSON.parse(await readFile(path.join(DATA_DIR, `${LISTS[kind]}.json`), "utf8")) as unknown[];
   const rows = checkLists({ institutions: await file("institution"), branches: await file("branch"), corridors: await file("corridor") });
   const { currencies, links } = isoCurrencyRows();
   // skipDuplicates: two instances starting together on one PostgreSQL both get here; neither fails

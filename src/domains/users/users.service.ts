@@ -6,6 +6,9 @@ import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { withTransaction, type Write } from "../../db/transaction.js";
+import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
+import { CHECK_TYPES, checksForChange } from "../checks/checks.rules.js";
+import { findOwnedById } from "../../db/batched-reads.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -19,7 +22,9 @@ export type UserFilters = SortArgs & { email?: string | null; externalId?: strin
 export const USER_SORTS = { created_at: "createdAt", updated_at: "updatedAt", last_name: "lastName", email: "emailKey" } as const;
 
 export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
-  const user = isUuid(id) ? await ctx.db.user.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  const clientId = tenantOf(ctx);
+  // batched with concurrent reads of other requests (db/batched-reads.ts); a transaction reads alone
+  const user = isUuid(id) ? await findOwnedById(ctx.db, "user", clientId, id, query, () => ctx.db.user.findFirst({ ...query, where: { id, clientId } })) : null;
   if (!user) throw notFound("user");
   return user;
 }
@@ -28,11 +33,13 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const clientId = tenantOf(ctx);
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
-  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    await assertUnique(tx, clientId, checked, null);
-    const user = await tx.user.create({ ...withBase(query), data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
-    await audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
-    return user;
+  return withTransaction(ctx.db, ctx, async (write) => {
+    await assertUnique(write.tx, clientId, checked, null);
+    const user = await write.tx.user.create({ select: { id: true }, data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
+    await write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
+    await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED");
+    // read again: the answer shows the queued runs (risk_assessment_status PENDING, User.checks)
+    return write.tx.user.findUniqueOrThrow({ ...withBase(query), where: { id: user.id } });
   }).catch(uniqueViolation);
 }
 
@@ -40,7 +47,8 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const clientId = tenantOf(ctx);
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
-  return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
+  return withTransaction(ctx.db, ctx, async (write) => {
+    const { tx, audit, emit } = write;
     const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
       throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
@@ -56,8 +64,9 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
         throw error;
       });
     await audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+    await enqueueChecks(write, { clientId, userId: id }, checksForChange(Object.keys(data)), "USER_UPDATED");
     if (checked.status && checked.status !== current.status)
-      emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status });
+      emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
     return user;
   }).catch(uniqueViolation);
 }
@@ -66,7 +75,8 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
  * Applies a pending email or phone change once its OTP is confirmed (SPEC 4, PUT /v2/users/verify/otp):
  * inside the caller's transaction, the pending value becomes the current, verified one.
  */
-export async function applyPendingContact({ tx, audit }: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {
+export async function applyPendingContact(write: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {
+  const { tx, audit } = write;
   const clientId = tenantOf(ctx);
   const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
   const pending = channel === "EMAIL" ? current.pendingEmail : current.pendingPhoneNumber;
@@ -77,6 +87,7 @@ export async function applyPendingContact({ tx, audit }: Write, ctx: RequestCont
   if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
   const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
   await audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
+  await enqueueChecks(write, { clientId, userId: id }, checksForChange([channel === "EMAIL" ? "email" : "phoneNumber"]), "USER_UPDATED");
   return user;
 }
 

@@ -8,13 +8,14 @@
 import { Kind, parse, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
+import type { Principal } from "../../context.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
-import { errorResponse } from "../../rest/problem.js";
-import { isGraphQLPath, stateOf } from "../request-state.js";
+import { errorResponse, type Refusal } from "../../rest/problem.js";
+import { isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";
 
 const PUBLIC = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json"]);
 
-export function presentedKey(headers: Headers): string | null {
+export function presentedKey(headers: HeaderSource): string | null {
   const auth = headers.get("authorization");
   if (auth) {
     const [scheme, value = ""] = auth.split(" ", 2);
@@ -34,6 +35,24 @@ export type AuthenticationOptions = {
   publicIntrospection?: boolean;
 };
 
+/**
+ * The caller's principal from its key, or why not: 401 for no key or a bad one, 503 when a key not
+ * in the cache cannot be checked because the database is away (not 401, and not 500).
+ */
+export async function identify(auth: Authenticator, headers: HeaderSource): Promise<{ principal: Principal } | Refusal> {
+  const key = presentedKey(headers);
+  let principal;
+  try { principal = key ? await auth.authenticate(key) : null; } catch (error) {
+    if (!isOutage(error)) throw error;
+    return { problem: outageProblem, headers: outageHeaders };
+  }
+  if (principal) return { principal };
+  return {
+    problem: { code: "UNAUTHENTICATED", detail: key ? "The API key is not valid or has been revoked." : "Send your API key as Authorization: Bearer <key>." },
+    headers: { "www-authenticate": 'Bearer realm="onboarding-gateway", Basic realm="onboarding-gateway"' },
+  };
+}
+
 export function useAuthentication({ auth, publicIntrospection = false }: AuthenticationOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
@@ -41,19 +60,11 @@ export function useAuthentication({ auth, publicIntrospection = false }: Authent
       const graphql = isGraphQLPath(url.pathname);
       // the GraphiQL page itself is public; the operations it sends are not
       if (graphql && request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")) return;
-      const key = presentedKey(request.headers);
-      let principal;
-      try { principal = key ? await auth.authenticate(key) : null; } catch (error) {
-        // a key not in the cache cannot be checked while the database is away: 503, not 401 and not 500
-        if (!isOutage(error)) throw error;
-        return endResponse(errorResponse(request, outageProblem, stateOf(request).requestId, outageHeaders));
-      }
-      if (principal) { stateOf(request).principal = principal; return; }
+      const who = await identify(auth, request.headers);
+      if ("principal" in who) { stateOf(request).principal = who.principal; return; }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
-      if (graphql && publicIntrospection && await isIntrospectionOnly(request, url)) return;
-      const problem = { code: "UNAUTHENTICATED", detail: key ? "The API key is not valid or has been revoked." : "Send your API key as Authorization: Bearer <key>." };
-      const headers = { "www-authenticate": 'Bearer realm="onboarding-gateway", Basic realm="onboarding-gateway"' };
-      endResponse(errorResponse(request, problem, stateOf(request).requestId, headers));
+      if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection && await isIntrospectionOnly(request, url)) return;
+      endResponse(errorResponse(request, who.problem, stateOf(request).requestId, who.headers));
     },
   };
 }

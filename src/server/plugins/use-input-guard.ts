@@ -20,16 +20,20 @@ function documentHasBadText(document: DocumentNode) {
   return found;
 }
 
+/** The error an operation's input earns before it runs, or null (the lanes ask the same). */
+export function inputError(document: DocumentNode, variables: Record<string, unknown> | null | undefined) {
+  const problem = inspectJson(variables ?? {}) ?? (documentHasBadText(document) ? { path: "query", kind: "invalid_character" as const } : null);
+  if (!problem) return null;
+  const field = problem.path.startsWith("input.") ? problem.path.slice("input.".length) : problem.path;
+  const message = describeJsonProblem(problem, field);
+  return new GraphQLError(message, { extensions: { code: "VALIDATION_FAILED", fields: [{ field, code: problem.kind, message }] } });
+}
+
 export function useInputGuard(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const problem = inspectJson(args.variableValues ?? {}) ?? (documentHasBadText(args.document) ? { path: "query", kind: "invalid_character" as const } : null);
-      if (!problem) return;
-      const field = problem.path.startsWith("input.") ? problem.path.slice("input.".length) : problem.path;
-      const message = describeJsonProblem(problem, field);
-      setResultAndStopExecution({
-        errors: [new GraphQLError(message, { extensions: { code: "VALIDATION_FAILED", fields: [{ field, code: problem.kind, message }] } })],
-      });
+      const error = inputError(args.document, args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import type { Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
-import { errorResponse } from "../../rest/problem.js";
+import type { Principal } from "../../context.js";
+import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { stateOf } from "../request-state.js";
 
 export type RateLimitOptions = {
@@ -37,22 +38,36 @@ const redisCounter = (redis: Redis): Count => async (bucket, windowMs) => {
   return n;
 };
 
-export function useRateLimit({ limit, windowMs = 60_000, redis = null }: RateLimitOptions): Plugin {
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/**
+ * One counter per process (or Redis), shared by every transport: yoga's plugin and the lanes count
+ * into the same budget. `headers` go on the answer; `refusal` is the 429.
+ */
+export function createRateLimiter({ limit, windowMs = 60_000, redis = null }: RateLimitOptions) {
   const count = redis ? redisCounter(redis) : memoryCounter();
+  return async (principal: Principal | undefined): Promise<{ headers?: Record<string, string>; refusal?: Refusal }> => {
+    // client keys only: the operator key belongs to the platform's own tooling
+    if (!limit || principal?.kind !== "client") return {};
+    const window = Math.floor(Date.now() / windowMs);
+    // without its counter store (Redis down) the limit fails open: availability over throttling
+    const used = await count(`${window}|${principal.keyId}`, windowMs).catch(() => 0);
+    if (!used) return {};
+    const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
+    const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - used)), "ratelimit-reset": String(reset) };
+    if (used <= limit) return { headers };
+    const problem = { code: "RATE_LIMITED", detail: `More than ${limit} requests in a minute for this API key; retry in ${reset} s.` };
+    return { refusal: { problem, headers: { ...headers, "retry-after": String(reset) } } };
+  };
+}
+
+export function useRateLimit(limiter: RateLimiter): Plugin {
   const headersOf = new WeakMap<Request, Record<string, string>>();
   return {
     async onRequest({ request, endResponse }) {
-      const principal = stateOf(request).principal;
-      // client keys only: the operator key belongs to the platform's own tooling
-      if (!limit || principal?.kind !== "client") return;
-      const window = Math.floor(Date.now() / windowMs);
-      // without its counter store (Redis down) the limit fails open: availability over throttling
-      const used = await count(`${window}|${principal.keyId}`, windowMs).catch(() => 0);
-      if (!used) return;
-      const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
-      const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - used)), "ratelimit-reset": String(reset) };
-      if (used <= limit) { headersOf.set(request, headers); return; }
-      endResponse(errorResponse(request, { code: "RATE_LIMITED", detail: `More than ${limit} requests in a minute for this API key; retry in ${reset} s.` }, stateOf(request).requestId, { ...headers, "retry-after": String(reset) }));
+      const { headers, refusal } = await limiter(stateOf(request).principal);
+      if (refusal) return endResponse(errorResponse(request, refusal.problem, stateOf(request).requestId, refusal.headers));
+      if (headers) headersOf.set(request, headers);
     },
     onResponse({ request, response }) {
       const headers = headersOf.get(request);

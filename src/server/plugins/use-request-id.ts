@@ -7,22 +7,32 @@ import { stateOf } from "../request-state.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
-export function useRequestId({ logger, metrics }: { logger: Logger; metrics: Metrics }): Plugin {
+/** The caller's x-request-id when it is safe to log and echo, else a new one. */
+export const requestIdFrom = (given: string | null) => (given && SAFE_ID.test(given) ? given : randomUUID());
+
+export type Answered = { method: string; pathname: string; route?: string; status: number; started: number; requestId: string };
+
+/** One answered request: its metric and its log line (yoga's onResponse and the lanes alike). */
+export function recordRequest({ logger, metrics }: { logger: Logger; metrics: Metrics }, answered: Answered) {
+  const { method, status, requestId } = answered;
+  const seconds = (performance.now() - answered.started) / 1000;
+  const route = answered.route ?? answered.pathname.split("/").slice(0, 3).join("/");
+  metrics.observe(method, route, status, seconds);
+  // successful reads are the hot path: keep them at debug so logging stays off it
+  const level = status >= 500 ? "error" : status >= 400 || method !== "GET" ? "info" : "debug";
+  logger[level]({ request_id: requestId, method, route, status, ms: Math.round(seconds * 1000) }, "request");
+}
+
+export function useRequestId(deps: { logger: Logger; metrics: Metrics }): Plugin {
   return {
     onRequest({ request }) {
-      const given = request.headers.get("x-request-id");
-      stateOf(request).requestId = given && SAFE_ID.test(given) ? given : randomUUID();
+      stateOf(request).requestId = requestIdFrom(request.headers.get("x-request-id"));
     },
     onResponse({ request, response }) {
       const state = stateOf(request);
       state.requestId ||= randomUUID(); // a response ended before our onRequest (CORS preflight)
       response.headers.set("x-request-id", state.requestId);
-      const seconds = (performance.now() - state.started) / 1000;
-      const route = state.route ?? new URL(request.url).pathname.split("/").slice(0, 3).join("/");
-      metrics.observe(request.method, route, response.status, seconds);
-      // successful reads are the hot path: keep them at debug so logging stays off it
-      const level = response.status >= 500 ? "error" : response.status >= 400 || request.method !== "GET" ? "info" : "debug";
-      logger[level]({ request_id: state.requestId, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) }, "request");
+      recordRequest(deps, { method: request.method, pathname: new URL(request.url).pathname, route: state.route, status: response.status, started: state.started, requestId: state.requestId });
     },
   };
 }

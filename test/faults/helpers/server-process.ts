@@ -1,17 +1,21 @@
-/** The real server as an operator runs it (`node --import tsx src/main.ts`), in its own process. */
-import { spawn, type ChildProcess } from "node:child_process";
+/** The real server as `npm start` runs it (compiled: `node dist/src/main.js`), in its own process. */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const running = new Set<ChildProcess>();
+let built = false;
 process.once("exit", () => { for (const child of running) child.kill("SIGKILL"); });
 
 export type ServerProcess = Awaited<ReturnType<typeof startServer>>;
 
 /** Embedded PGlite under `dataDir` unless `env` says otherwise; resolves once it listens. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // what `npm start`'s prestart does; not `npm start` itself, whose npm would take the signals meant for the server
+  if (!built) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: root, stdio: "inherit" });
+  built = true;
+  const child = spawn(process.execPath, ["dist/src/main.js"], {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "production", LOG_LEVEL: "info", ...env },
   });

@@ -2,7 +2,7 @@
  * OFAC SDN `sdn.csv` (legacy format, see data/sanctions/README.md) → watchlist entries: every name
  * and alias, dates of birth, nationalities and citizenships. Pure: text in, entries out.
  */
-import { parse } from "csv-parse/sync";
+import { parse } from "csv-parse";
 import { toAlpha2 } from "../../../lib/countries.js";
 
 export type EntryType = "individual" | "entity" | "vessel" | "aircraft";
@@ -47,16 +47,38 @@ const TYPES: Record<string, EntryType> = { individual: "individual", vessel: "ve
 
 /** Parses the whole file; throws WatchlistFormatError naming the first bad line. */
 export function parseSdnCsv(text: string): WatchlistEntry[] {
-  let rows: string[][];
-  try {
-    rows = parse(text.replace(/\x1a\s*$/, ""), { relax_column_count: true, skip_empty_lines: true, trim: false, bom: true });
-  } catch (error) {
-    throw new WatchlistFormatError(`not a readable CSV file: ${(error as Error).message}`);
+  const steps = parseSdnSteps(text);
+  for (;;) { const step = steps.next(); if (step.done) return step.value; }
+}
+
+const SLICE = 64 * 1024;
+
+/**
+ * The same parse in slices: it yields after each 64 kB of text, so a caller that waits a turn of the
+ * event loop at each yield (loading a list in a serving process) never blocks it for long.
+ */
+export function* parseSdnSteps(text: string): Generator<void, WatchlistEntry[]> {
+  const body = text.replace(/\x1a\s*$/, "");
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, trim: false, bom: true });
+  let failure: Error | null = null;
+  parser.on("error", (error: Error) => { failure = error; });
+  const entries: WatchlistEntry[] = [];
+  const take = () => {
+    if (failure) throw new WatchlistFormatError(`not a readable CSV file: ${(failure as Error).message}`);
+    for (let cells: string[] | null; (cells = parser.read() as string[] | null);) {
+      const line = entries.length + 1;
+      if (cells.length !== COLUMNS) throw new WatchlistFormatError(`line ${line}: expected ${COLUMNS} columns (sdn.csv), found ${cells.length}`);
+      entries.push(parseRow(cells.map(cell), line));
+    }
+  };
+  for (let at = 0; at < body.length; at += SLICE) {
+    parser.write(body.slice(at, at + SLICE)); // csv-parse parses in write(): the records are readable at once
+    take();
+    yield;
   }
-  return rows.map((cells, i) => {
-    if (cells.length !== COLUMNS) throw new WatchlistFormatError(`line ${i + 1}: expected ${COLUMNS} columns (sdn.csv), found ${cells.length}`);
-    return parseRow(cells.map(cell), i + 1);
-  });
+  parser.end();
+  take();
+  return entries;
 }
 
 const cell = (value: string) => (value.trim() === EMPTY ? "" : value.trim());

@@ -1,0 +1,158 @@
+/**
+ * What bench/users-read.ts and bench/memory-phases.ts share: the seeded PostgreSQL schema, the app
+ * started as `npm start` runs it (plus bench/server-probe.mjs), the raw baseline, the load generator
+ * in its own process (load-worker.ts), and what /proc says about a server process.
+ */
+import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { OPERATOR } from "../src/context.js";
+import { createDb } from "../src/db/client.js";
+import { migrateInChild } from "../src/db/migrations.js";
+import { createApiClient } from "../src/domains/clients/clients.service.js";
+import { bossSchemaFor } from "../src/jobs/jobs.engine.js";
+import type { Load, LoadResult, Target } from "./load-worker.js";
+
+export const root = path.resolve(import.meta.dirname, "..");
+export const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+export const USERS = 10_000;
+export const CLIENTS = 5;
+const TICK_US = 1e6 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+export const schema = `bench_${randomBytes(4).toString("hex")}`;
+export const env = {
+  ...process.env, DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info",
+};
+
+export const build = () => execFileSync(process.execPath, [path.join(root, "scripts/build.mjs")], { stdio: "inherit" });
+
+// a bench that fails half-way still drops its schema (the servers go with the process: see `servers`)
+process.once("uncaughtException", (error) => {
+  console.error(error);
+  void dropSchema().catch(() => {}).finally(() => process.exit(1));
+});
+
+export async function dropSchema() {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  // pg-boss keeps its tables beside the app's, in `<schema>_boss` (src/jobs/jobs.engine.ts)
+  for (const name of [schema, bossSchemaFor(schema)]) await admin.query(`drop schema if exists "${name}" cascade`);
+  await admin.end();
+}
+
+export async function seed(): Promise<{ byId: Target[]; byClient: Target[] }> {
+  // Prisma's migration lock is one advisory lock per database: test runs migrating their own schemas
+  // in the same database can hold it past the engine's 10 s wait (P1002); try again rather than fail
+  for (let attempt = 1; ; attempt++) {
+    try { await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" }); break; } catch (error) { if (attempt === 3) throw error; }
+  }
+  const db = await createDb({ databaseUrl, databaseSchema: schema, dataDir: "" });
+  const byId: Target[] = [];
+  const byClient: Target[] = [];
+  for (let c = 0; c < CLIENTS; c++) {
+    const { apiKey: key, client } = await createApiClient(db.prisma, { principal: OPERATOR }, { name: `bench ${c}`, mode: "SANDBOX" });
+    byClient.push({ key, id: "" });
+    const users = Array.from({ length: USERS / CLIENTS }, (_, n) => ({
+      clientId: client.id, firstName: `First${n}`, lastName: `Last${c}`, email: `u${n}@client${c}.example.com`, emailKey: `u${n}@client${c}.example.com`,
+      phoneNumber: `+6591${String(c * 100_000 + n).padStart(6, "0")}`, status: n % 3 ? "ACTIVE" as const : "PENDING" as const,
+      createdAt: new Date(Date.UTC(2026, 0, 1) + (c * USERS + n) * 60_000),
+    }));
+    const ids = (await db.prisma.user.createManyAndReturn({ data: users, select: { id: true } })).map((u) => u.id);
+    for (const id of ids) byId.push({ key, id });
+    // a document for every third user, a check run for every second: the list row resolves both relations
+    await db.prisma.document.createMany({ data: ids.filter((_, n) => n % 3 === 0).map((userId) => ({
+      clientId: client.id, userId, documentType: "PASSPORT" as const, issuingCountry: "SG", fileName: "passport.pdf",
+      mimeType: "application/pdf", sizeBytes: 1024, sha256: "0".repeat(64), documentNumberLast4: "1234",
+    })) });
+    await db.prisma.checkRun.createMany({ data: ids.filter((_, n) => n % 2 === 0).map((userId) => ({
+      clientId: client.id, userId, type: "KYC" as const, status: "CLEAR" as const, trigger: "VERIFICATION" as const,
+    })) });
+  }
+  await db.prisma.$executeRawUnsafe("analyze");
+  await db.close();
+  return { byId, byClient };
+}
+
+/** node flags of `npm start` (package.json), so the bench runs the server as it is deployed */
+export function startFlags(): string[] {
+  const start = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start as string;
+  const flags = /node((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(start);
+  if (!flags) throw new Error(`cannot find "node … dist/src/main.js" in the start script: ${start}`);
+  return flags[1].trim().split(/\s+/).filter(Boolean);
+}
+
+/** phases: the RSS (MiB) main.ts logged after imports, migrations and the app's build */
+/** every server this process started: killed when it exits, however it exits */
+const servers = new Set<ChildProcess>();
+process.on("exit", () => { for (const child of servers) child.kill("SIGTERM"); });
+
+export type Server = { child: ChildProcess; base: string; phases?: Record<string, number> };
+
+export function startApp(flags: string[], entry = "dist/src/main.js", loader: string[] = []): Promise<Server> {
+  const child = fork(path.resolve(root, entry), {
+    cwd: root, env, stdio: ["ignore", "pipe", "pipe", "ipc"],
+    execArgv: [...flags, ...loader, "--expose-gc", "--import", path.join(import.meta.dirname, "server-probe.mjs")],
+  });
+  servers.add(child);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (!m) return;
+      // from here on its request logs are drained unread
+      for (const stream of [child.stdout!, child.stderr!]) stream.off("data", onData).resume();
+      const phases = /"rss_mib":(\{[^}]*\})/.exec(out);
+      resolve({ child, base: `http://127.0.0.1:${m[1]}`, phases: phases ? JSON.parse(phases[1]) : {} });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`app exited ${code}:\n${out}`)));
+  });
+}
+
+export function startRaw(): Promise<Server> {
+  const child = fork(path.join(import.meta.dirname, "raw-pg-baseline.ts"), { env, execArgv: ["--import", "tsx"] });
+  servers.add(child);
+  return new Promise((resolve, reject) => {
+    child.once("message", (m) => resolve({ child, base: `http://127.0.0.1:${(m as { port: number }).port}` }));
+    child.once("exit", reject);
+  });
+}
+
+export function runLoad(load: Load): Promise<LoadResult> {
+  const child = fork(path.join(import.meta.dirname, "load-worker.ts"), { execArgv: ["--import", "tsx"] });
+  child.send(load);
+  return new Promise((resolve, reject) => { child.once("message", (m) => resolve(m as LoadResult)); child.once("exit", (code) => code && reject(new Error(`load exited ${code}`))); });
+}
+
+/** user + system CPU time of a process so far, µs */
+function cpuMicros(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
+
+export const statusKiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+
+/** load on `server`, with the CPU it spent per completed request */
+export async function measured(server: Server, load: Omit<Load, "base">) {
+  const before = cpuMicros(server.child.pid!);
+  const result = await runLoad({ ...load, base: server.base });
+  return { ...result, cpuUs: (cpuMicros(server.child.pid!) - before) / Math.max(result.requests, 1) };
+}
+
+export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
+  app.child.send("gc");
+  return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { memory: NodeJS.MemoryUsage }).memory)));
+}
+
+/** one request first: a row whose answer is an error (a GraphQL error comes with 200) measures nothing */
+export async function check(server: Server, load: Omit<Load, "base" | "connections" | "seconds">) {
+  const { key, id } = load.targets[0];
+  const fill = (text: string) => text.replaceAll("{id}", id).replaceAll("{n}", `check-${Date.now()}`);
+  const res = await fetch(server.base + fill(load.path), { method: load.method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: load.body && fill(load.body) });
+  const text = await res.text();
+  if (!res.ok || (JSON.parse(text) as { errors?: unknown }).errors) throw new Error(`${load.method} ${load.path} answered ${res.status}: ${text.slice(0, 500)}`);
+}

@@ -1,0 +1,76 @@
+/**
+ * Migrations without Prisma's schema engine in the serving process: its WebAssembly (31–43 MB) is
+ * never given back once loaded (../shared/NOTES.md), so `npm start` applies pending migrations in a
+ * short-lived child process (migrate-child.ts) before it opens the database, and the server itself
+ * only checks that every migration is recorded, which loads nothing. An in-memory PGlite, which no
+ * other process can reach, is still migrated in the process that holds it (tests, demos).
+ */
+import { fork } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { handOver, isMemoryDir, openPGlite, pgConfigOf, type DbOptions } from "./client.js";
+import { PRISMA_DIR } from "./schema-engine.js";
+
+type Row = Record<string, unknown>;
+type Query = (sql: string) => Promise<Row[]>;
+
+/**
+ * True when every folder under prisma/migrations is recorded as applied and none failed, i.e. when
+ * the engine's `applyMigrations` would do nothing (a failed one is left to the engine to report).
+ */
+export async function migrationsUpToDate(query: Query): Promise<boolean> {
+  const [table] = await query(`select to_regclass('_prisma_migrations') is not null as "exists"`);
+  if (!table?.exists) return false;
+  const rows = await query(`select migration_name, finished_at is not null as finished, rolled_back_at is not null as rolled_back from _prisma_migrations`);
+  if (rows.some((r) => !r.finished && !r.rolled_back)) return false;
+  const applied = new Set(rows.filter((r) => r.finished && !r.rolled_back).map((r) => r.migration_name));
+  const folders = await readdir(path.join(PRISMA_DIR, "migrations"), { withFileTypes: true });
+  return folders.filter((d) => d.isDirectory()).every((d) => applied.has(d.name));
+}
+
+/**
+ * What a long-lived process (main.ts, `cli worker`) calls before building the app: applies pending
+ * migrations in a child process, after a check that loads no engine (a restart finds none pending).
+ * An on-disk PGlite opened for the check is handed to the app's createDb, not opened twice.
+ * An in-memory PGlite is left to buildApp: only its own process can reach it.
+ */
+export async function migrateBeforeStart(options: DbOptions): Promise<string[]> {
+  if (options.databaseUrl) {
+    const client = new pg.Client(pgConfigOf(options.databaseUrl, options.databaseSchema));
+    await client.connect();
+    try {
+      if (await migrationsUpToDate(async (sql) => (await client.query(sql)).rows)) return [];
+    } finally { await client.end(); }
+    return migrateInChild(options);
+  }
+  if (isMemoryDir(options.dataDir)) return [];
+  if (existsSync(path.join(options.dataDir, "pglite"))) {
+    const pglite = await openPGlite(options.dataDir);
+    if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) { handOver(options.dataDir, pglite); return []; }
+    await pglite.close(); // PGlite is one process: the child opens it next
+  }
+  return migrateInChild(options);
+}
+
+/** Runs migrate-child.ts with `options` (sent over IPC: a URL with a password stays out of `ps`); resolves to the applied names. */
+export function migrateInChild(options: DbOptions): Promise<string[]> {
+  const here = fileURLToPath(import.meta.url);
+  const ext = path.extname(here); // .ts under tsx and vitest, .js once compiled to dist/
+  const child = fork(path.join(path.dirname(here), `migrate-child${ext}`), {
+    execArgv: ext === ".ts" ? ["--import", "tsx"] : [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  child.send({ databaseUrl: options.databaseUrl, databaseSchema: options.databaseSchema, dataDir: options.dataDir });
+  return new Promise((resolve, reject) => {
+    let answer: { applied?: string[]; error?: string } | undefined;
+    child.on("message", (message) => { answer = message as typeof answer; });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (answer?.applied && code === 0) resolve(answer.applied);
+      else reject(new Error(`migrations failed${answer?.error ? `: ${answer.error}` : ` (child exited ${code})`}`));
+    });
+  });
+}

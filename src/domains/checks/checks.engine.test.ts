@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { checksForChange, riskOf, statusAfterChecks } from "./checks.rules.js";
+
+const COMPLETE_SG = {
+  first_name: "Mei", last_name: "Lim", phone_number: "+6591234567", date_of_birth: "1988-03-04", nationality: "SG", country_of_residence: "SG",
+  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
+};
+/** OFAC SDN entry 10481: SOLEIMANI, Qasem, DOB 11 Mar 1957, nationality Iran */
+const LISTED = { first_name: "Qassem", last_name: "Suleimani", date_of_birth: "1957-03-11" };
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
+  for (const until = Date.now() + ms; ;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("check rules", () => {
+  const at = (s: number) => new Date(2026, 0, 1, 0, 0, s);
+  const latest = (...runs: [string, string][]) => new Map(runs.map(([type, status], i) => [type, { type, status, createdAt: at(i) }])) as never;
+  it("moves status only once verification was submitted, and by the latest runs", () => {
+    expect(statusAfterChecks("PENDING", latest(["SANCTIONS_SCREENING", "REJECTED"]))).toBeNull();
+    expect(statusAfterChecks("IN_REVIEW", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "REJECTED"]))).toEqual({ status: "REJECTED", kycStatus: "REJECTED" });
+    expect(statusAfterChecks("ACTIVE", latest(["SANCTIONS_SCREENING", "REJECTED"]))).toEqual({ status: "SUSPENDED", kycStatus: "REJECTED" });
+    expect(statusAfterChecks("ACTIVE", latest(["SANCTIONS_SCREENING", "CONSIDER"]))).toEqual({ status: "SUSPENDED", kycStatus: "NEEDS_REVIEW" });
+    expect(statusAfterChecks("ACTIVE", latest(["KYC", "CONSIDER"]))).toEqual({ status: "ACTIVE", kycStatus: "NEEDS_REVIEW" });
+    expect(statusAfterChecks("IN_REVIEW", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "CLEAR"], ["TRANSACTION_MONITORING", "QUEUED"]))).toBeNull();
+    expect(statusAfterChecks("SUSPENDED", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "CLEAR"], ["TRANSACTION_MONITORING", "CLEAR"]))).toEqual({ status: "ACTIVE", kycStatus: "APPROVED" });
+  });
+  it("scores risk from the latest completed runs", () => {
+    const run = (type: string, status: string, score = 0) => ({ type, status, createdAt: at(0), result: { score } }) as never;
+    expect(riskOf([])).toBeNull();
+    expect(riskOf([run("KYC", "CLEAR"), run("TRANSACTION_MONITORING", "CLEAR", 0.5)])).toEqual({ riskScore: 50, riskLevel: "MEDIUM" });
+    expect(riskOf([run("KYC", "CONSIDER", 0.4)])).toEqual({ riskScore: 40, riskLevel: "MEDIUM" });
+    expect(riskOf([run("SANCTIONS_SCREENING", "CONSIDER", 0.88)])).toEqual({ riskScore: 88, riskLevel: "HIGH" });
+    expect(riskOf([run("SANCTIONS_SCREENING", "CLEAR", 0.8), run("KYC", "CLEAR")])).toEqual({ riskScore: 0, riskLevel: "LOW" });
+    expect(riskOf([run("SANCTIONS_SCREENING", "REJECTED", 0.97)])).toEqual({ riskScore: 100, riskLevel: "HIGH" });
+  });
+  it("asks for the checks a change calls for", () => {
+    expect(checksForChange(["lastName"])).toEqual(["KYC", "SANCTIONS_SCREENING"]);
+    expect(checksForChange(["countryOfResidence"])).toEqual(["KYC", "TRANSACTION_MONITORING"]);
+    expect(checksForChange(["nationality"])).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+    expect(checksForChange(["email", "emailKey"])).toEqual(["KYC"]);
+    expect(checksForChange(["status"])).toEqual([]);
+  });
+});
+
+describe.each(backends)("the check engine on %s", (backend) => {
+  let t: TestApp;
+  let key: string;
+  let clientId: string;
+  const user = async (id: string) => (await t.rest("GET", `/v2/users/${id}`, { key })).body;
+  const settled = (id: string, what: (u: any) => boolean, label: string) => waitFor(() => user(id), what, label);
+  /** A user's events of a type, once `ready` holds (catch-up waits for older transactions still open on the server). */
+  const eventsOf = (type: string, userId: string, ready: (e: any[]) => boolean) => waitFor(
+    async () => ((await t.rest("GET", `/v2/events?types=${type}&records_per_page=100`, { key })).body.data as any[]).filter((e) => e.data.user_id === userId), ready, type);
+
+  async function completeUser(extra: Record<string, unknown> = {}) {
+    const res = await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, email: `${randomUUID()}@example.com`, ...extra } });
+    expect(res.status).toBe(201);
+    const userId = res.body.user_id as string;
+    for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)
+      await t.db.document.create({ data: { clientId, userId, documentType, fileName: "scan.pdf", mimeType: "application/pdf", sizeBytes: 1, sha256: "0".repeat(64) } });
+    await t.db.user.update({ where: { id: userId }, data: { phoneVerified: true } });
+    return userId;
+  }
+  async function activeUser() {
+    const userId = await completeUser();
+    expect((await t.rest("POST", "/v2/users/verify", { key, body: { user_id: userId } })).status).toBe(202);
+    await settled(userId, (u) => u.status === "ACTIVE", "ACTIVE");
+    return userId;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    ({ key, clientId } = await t.createClient("Risk"));
+  });
+  afterAll(() => t?.stop());
+
+  it("clears a complete user: all three runs CLEAR → ACTIVE, APPROVED, LOW, with events in the outbox", async () => {
+    const userId = await activeUser();
+    const u = await user(userId);
+    expect(u).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED", risk_level: "LOW", risk_score: 0, risk_assessment_status: "CLEARED" });
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data;
+    const verification = runs.filter((r: any) => r.trigger === "VERIFICATION");
+    expect(verification.map((r: any) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+    expect(verification.every((r: any) => r.status === "CLEAR" && r.completed_at)).toBe(true);
+    const sanctions = verification.find((r: any) => r.type === "SANCTIONS_SCREENING");
+    expect(sanctions.result).toMatchObject({ matches: [], reasons: ["no_match"], provider: expect.stringMatching(/^ofac-sdn-2024-05-03\+/) });
+    const movedEvents = await eventsOf("user.status.updated", userId, (e) => e.length >= 2);
+    const moved = movedEvents.map((e) => e.data.status);
+    expect(moved).toEqual(["IN_REVIEW", "ACTIVE"]);
+    const mine = (await eventsOf("check.sanctions_screening.updated", userId, (e) => e.some((x) => x.data.check.trigger === "VERIFICATION"))).at(-1);
+    expect(mine.data).toMatchObject({ user_id: userId, check: { type: "SANCTIONS_SCREENING", status: "CLEAR" }, user: { user_id: userId } });
+    expect(JSON.stringify(mine)).not.toContain("Mei"); // events carry state, not personal data
+  });
+
+  it("suspends an ACTIVE user renamed to a listed person: REJECTED screening naming the SDN entry, risk HIGH", async () => {
+    const userId = await activeUser();
+    const put = await t.rest("PUT", `/v2/users/${userId}`, { key, body: { ...LISTED, nationality: "IR" } });
+    expect(put.status).toBe(200);
+    const u = await settled(userId, (x) => x.status === "SUSPENDED", "SUSPENDED");
+    expect(u).toMatchObject({ kyc_status: "REJECTED", risk_level: "HIGH", risk_score: 100, risk_assessment_status: "REJECTED" });
+    const [latest] = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.filter((r: any) => r.type === "SANCTIONS_SCREENING");
+    expect(latest).toMatchObject({ status: "REJECTED", trigger: "USER_UPDATED", result: { matches: [expect.objectContaining({ entryId: "10481", name: "SOLEIMANI, Qasem" })] } });
+    expect(latest.result.score).toBeGreaterThanOrEqual(0.95);
+    const levels = (await eventsOf("user.risk_level.updated", userId, (e) => e.at(-1)?.data.risk_level === "HIGH")).map((e) => e.data.risk_level);
+    expect(levels.at(-1)).toBe("HIGH");
+  });
+
+  it("takes upstream results (admin only): an alert suspends, stays open in later runs, and a CLEAR result lifts it", async () => {
+    const userId = await activeUser();
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data;
+    const tm = runs.find((r: any) => r.type === "TRANSACTION_MONITORING");
+    const forbidden = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key, body: { status: "REJECTED" } });
+    expect(forbidden.status).toBe(403);
+    expect((await t.rest("POST", `/v2/checks/${randomUUID()}/result`, { key: ADMIN_KEY, body: { status: "CLEAR" } })).status).toBe(404);
+    const bad = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "QUEUED" } });
+    expect(bad.status).toBe(400);
+    expect((await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "CONSIDER", score: 2 } })).body.errors[0].field).toBe("score");
+
+    const alert = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "CONSIDER", reasons: ["structuring"], score: 0.8 } });
+    expect(alert.status).toBe(200);
+    expect(alert.body).toMatchObject({ check_id: tm.check_id, status: "CONSIDER", result: { score: 0.8, reasons: ["structuring"], provider: "upstream" } });
+    expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "NEEDS_REVIEW", risk_level: "HIGH", risk_score: 80 });
+
+    // a later monitoring run (the address changed) still carries the open alert
+    await t.rest("PUT", `/v2/users/${userId}`, { key, body: { residential_address: { ...COMPLETE_SG.residential_address, line1: "2 Marina Blvd" } } });
+    const rerun = await waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
+      (r) => r.check_id !== tm.check_id && r.status !== "QUEUED" && r.status !== "RUNNING", "the monitoring rerun");
+    expect(rerun).toMatchObject({ status: "CONSIDER", result: { reasons: expect.arrayContaining(["upstream_alert_open", "upstream:structuring"]) } });
+
+    const gql = await t.gql(ADMIN_KEY, `mutation($input: RecordCheckResultInput!) { recordCheckResult(input: $input) { id status result { provider } } }`, { input: { checkId: rerun.check_id, status: "CLEAR" } });
+    expect(gql.data.recordCheckResult).toMatchObject({ id: rerun.check_id, status: "CLEAR", result: { provider: "upstream" } });
+    expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED", risk_level: "LOW" });
+  });
+
+  it("weighs jurisdictions: FATF call for action → CONSIDER, increased monitoring → MEDIUM", async () => {
+    const kp = await completeUser({ nationality: "KP" });
+    const vn = await completeUser({ nationality: "VN" });
+    const tmOf = (id: string) => waitFor(async () => (await t.rest("GET", `/v2/users/${id}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
+      (r) => r && r.completed_at, "monitoring");
+    expect(await tmOf(kp)).toMatchObject({ status: "CONSIDER", result: { score: 0.9, reasons: ["jurisdiction_call_for_action:nationality:KP"] } });
+    expect(await tmOf(vn)).toMatchObject({ status: "CLEAR", result: { score: 0.5 } });
+    await settled(vn, (u) => u.risk_level === "MEDIUM", "MEDIUM");
+    await settled(kp, (u) => u.risk_level === "HIGH", "HIGH");
+    expect((await user(kp)).status).toBe("PENDING"); // no verification submitted: only risk moves
+  });
+
+  it("queues a check on request (MANUAL) and reuses a queued one", async () => {
+    const userId = await completeUser();
+    const res = await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: { type: "SANCTIONS_SCREENING" } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ type: "SANCTIONS_SCREENING", trigger: "MANUAL", user_id: userId });
+    await waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === res.body.check_id), (r) => r.status === "CLEAR", "the manual run");
+    expect((await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: { type: "NOPE" } })).status).toBe(400);
+  });
+});
+
+describe("coalescing (jobs not worked)", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp("pglite", { JOBS: "0" }); });
+  afterAll(() => t?.stop());
+
+  it("keeps one queued run per type however many changes come before it runs; a document change queues KYC", async () => {
+    const { key } = await t.createClient("Busy");
+    const userId = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Ana", last_name: "Silva", email: "ana@example.com" } })).body.user_id;
+    for (const last_name of ["Silva Costa", "Costa", "Souza"]) expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: { last_name } })).status).toBe(200);
+    await t.rest("PUT", `/v2/users/${userId}`, { key, body: { country_of_residence: "GB" } });
+    const runs = await t.db.checkRun.findMany({ where: { userId } });
+    expect(runs.map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+    expect(runs.every((r) => r.status === "QUEUED")).toBe(true);
+    expect(await t.app.services.jobs.boss.getQueueSize("checks.run")).toBe(3);
+    const upload = await t.rest("POST", "/v2/users/authentications/documents", {
+      key, body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG } },
+    });
+    expect(upload.status).toBe(201);
+    expect(await t.db.checkRun.count({ where: { userId } })).toBe(3);
+    expect((await t.db.checkRun.findFirst({ where: { userId, type: "KYC" } }))?.trigger).toBe("DOCUMENT_CHANGED");
+  });
+});
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";

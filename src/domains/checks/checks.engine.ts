@@ -1,0 +1,148 @@
+/**
+ * The check engine (SPEC 7): runs are enqueued in the transaction of the change that calls for them
+ * (a queued run of the same type is reused, not duplicated), worked by the `checks.run` job, and each
+ * completed run settles the user: status, kyc_status, risk_level and risk_score move, and the events
+ * go out through the outbox with the change (subscriptions, webhooks).
+ */
+import type { CheckRun } from "../../../generated/prisma/client.js";
+import type { CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
+import { OPERATOR } from "../../context.js";
+import type { Db } from "../../db/client.js";
+import { withTransaction, type Write } from "../../db/transaction.js";
+import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Logger } from "../../lib/logger.js";
+import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
+import type { EventBus } from "../events/events.pubsub.js";
+import { checkStatusMove } from "../users/users.rules.js";
+import type { CheckSubject, Providers } from "./checks.providers.js";
+import { CHECK_EVENT, latestByType, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
+
+export const CHECK_RUN_JOB = "checks.run";
+
+/**
+ * Queues runs of `types` for a user inside the caller's write, reusing a queued run of the same type
+ * (it takes the newest trigger: the latest reason it will run for). The reuse is an UPDATE of that
+ * row: if a worker claimed it meanwhile (QUEUED → RUNNING), the update finds nothing and a new run is
+ * queued, so a change is never judged on data read before it.
+ */
+export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const type of types) {
+    const [queued] = await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type, status: "QUEUED" }, data: { trigger } });
+    if (queued) { runs.push(queued); continue; }
+    const run = await write.tx.checkRun.create({ data: { ...target, type, trigger } });
+    await write.enqueue(CHECK_RUN_JOB, { checkId: run.id }, { singletonKey: run.id });
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** A run as events and webhooks show it (REST names). */
+export const checkView = (run: CheckRun) => ({
+  check_id: run.id, type: run.type, status: run.status, trigger: run.trigger, result: run.result,
+  created_at: run.createdAt.toISOString(), completed_at: run.completedAt?.toISOString() ?? null,
+});
+
+const USER_STATE = { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } as const;
+type UserState = { id: string; clientId: string; externalId: string | null; status: string; kycStatus: string; riskLevel: string | null; riskScore: number | null; updatedAt: Date };
+
+/** The user's state in events: what moved, never personal data (the consumer reads the user for that). */
+export const userView = (u: UserState) => ({
+  user_id: u.id, external_id: u.externalId, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, updated_at: u.updatedAt.toISOString(),
+});
+
+/** `userView` of the user as the write `tx` sees it. */
+export const userStateOf = async (tx: Write["tx"], id: string) => userView(await tx.user.findUniqueOrThrow({ where: { id }, select: USER_STATE }));
+
+/**
+ * After a run completed (inside its write): moves the user by the latest runs of each type and raises
+ * the run's event, then user.status.updated / user.risk_level.updated for what moved.
+ */
+export async function settleUser(write: Write, run: CheckRun) {
+  const { tx, emit, audit } = write;
+  // the row is locked before it is read: a verification or a closing committed meanwhile is seen, never overwritten
+  await tx.$queryRawUnsafe(`select 1 from users where id = $1::uuid for update`, run.userId);
+  const user = await tx.user.findUniqueOrThrow({ where: { id: run.userId }, select: USER_STATE });
+  const runs = await tx.checkRun.findMany({ where: { userId: run.userId }, orderBy: { createdAt: "desc" }, take: 50, select: { type: true, status: true, createdAt: true, result: true } });
+  const completed = runs.filter((r) => r.status !== "QUEUED" && r.status !== "RUNNING");
+  const risk = riskOf(latestByType(completed).values());
+  const move = statusAfterChecks(user.status as never, latestByType(runs));
+  const data: Record<string, unknown> = {};
+  if (risk && (risk.riskScore !== user.riskScore || risk.riskLevel !== user.riskLevel)) Object.assign(data, risk);
+  if (move && move.kycStatus !== user.kycStatus) data.kycStatus = move.kycStatus;
+  if (move && move.status !== user.status) {
+    checkStatusMove(user.status as never, move.status, { byCaller: false });
+    data.status = move.status;
+  }
+  // a status or kyc_status move is a new version of the user (ETag); a new risk score is an assessment,
+  // like risk_assessment_status and requirements: it does not void the ETag a caller holds for its data
+  const moved = "status" in data || "kycStatus" in data;
+  const after = Object.keys(data).length
+    ? await tx.user.update({ where: { id: user.id }, data: { ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
+    : user;
+  if (Object.keys(data).length) await audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
+  emit(CHECK_EVENT[run.type], run.clientId, { userId: user.id, check: checkView(run), user: userView(after) });
+  if (after.status !== user.status) emit("user.status.updated", run.clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
+  if (after.riskLevel !== user.riskLevel)
+    emit("user.risk_level.updated", run.clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
+  return after;
+}
+
+export type CheckEngineDeps = { db: Db; logger: Logger; events?: EventBus; jobs?: Jobs; providers: Providers };
+
+const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
+
+/** The latest result an upstream system posted on this type, when it is an alert (not CLEAR). */
+async function openAlert(db: Db, userId: string, type: CheckType): Promise<CheckSubject["openAlert"]> {
+  const posted = await db.checkRun.findFirst({
+    where: { userId, type, result: { path: ["provider"], equals: "upstream" } }, orderBy: { completedAt: "desc" }, select: { status: true, result: true },
+  });
+  if (!posted || posted.status === "CLEAR") return null;
+  return { status: posted.status as CheckOutcome["status"], reasons: ((posted.result as { reasons?: string[] } | null)?.reasons ?? []) };
+}
+
+/**
+ * Works one run: claims it (QUEUED or, after a crash, RUNNING → RUNNING), asks its provider, records
+ * the outcome and settles the user. A run that completed meanwhile (an upstream result) is left alone.
+ */
+export async function runCheck(deps: CheckEngineDeps, checkId: string, requestId = `job:${checkId}`) {
+  const [run] = await deps.db.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: ["QUEUED", "RUNNING"] } }, data: { status: "RUNNING", startedAt: new Date() } });
+  if (!run) return null;
+  const subject = await deps.db.user.findUnique({ where: { id: run.userId }, select: SUBJECT });
+  if (!subject) return null; // the user was erased with its runs
+  let outcome: CheckOutcome;
+  try {
+    // only monitoring carries upstream alerts forward: the other types need no extra read
+    const alert = run.type === "TRANSACTION_MONITORING" ? await openAlert(deps.db, run.userId, run.type) : null;
+    outcome = await deps.providers[run.type].run({ ...subject, openAlert: alert } as CheckSubject);
+  } catch (error) {
+    deps.logger.error({ err: (error as Error).message, checkId, type: run.type }, "check provider failed");
+    outcome = { status: "ERROR", score: 0, reasons: ["provider_error"], matches: [], provider: "engine" };
+  }
+  return completeRun(deps, run.id, outcome, { requestId, from: ["RUNNING"] });
+}
+
+/** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
+export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, checkId: string, outcome: CheckOutcome, options: { requestId: string; from: CheckRun["status"][]; principal?: typeof OPERATOR }) {
+  const { status, ...result } = outcome;
+  return withTransaction(deps.db, { principal: options.principal ?? OPERATOR, requestId: options.requestId, events: deps.events, jobs: deps.jobs }, async (write) => {
+    const [run] = await write.tx.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: options.from } }, data: { status, result: result as object, completedAt: new Date() } });
+    if (!run) return null;
+    await write.audit({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] });
+    const user = await settleUser(write, run);
+    return { run, user };
+  });
+}
+
+/** The `checks.run` queue: at least once (a run's job retried after a crash re-claims its RUNNING run). */
+export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs }) {
+  return deps.jobs.define<{ checkId: string }>({
+    name: CHECK_RUN_JOB,
+    // a run takes milliseconds (the first screening of a process a few seconds, loading the list): one
+    // in hand for 60 s belongs to a dead process and runs again
+    queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+    workOptions: { batchSize: 10 },
+    eager: true, // a user waits on its checks: start them at commit, not at the next poll
+    work: async (batch) => { for (const job of batch) await runCheck(deps, job.data.checkId); },
+  });
+}

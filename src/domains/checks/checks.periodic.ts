@@ -1,0 +1,69 @@
+/**
+ * Periodic checks (SPEC 7): a pass re-screens the users whose latest sanctions screening is older than
+ * their rule set's `rescreening_interval_days` (or who have none) and re-evaluates their risk with a
+ * fresh transaction-monitoring run. pg-boss's schedule fires one `checks.periodic` job per tick across
+ * every instance (its cron sender is a singleton per minute), so one instance runs each pass;
+ * `cli checks run-periodic` runs a pass by hand.
+ */
+import { OPERATOR } from "../../context.js";
+import type { Db } from "../../db/client.js";
+import { withTransaction } from "../../db/transaction.js";
+import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Logger } from "../../lib/logger.js";
+import { DEFAULT_COUNTRY, type RuleSetBody } from "../compliance/compliance.rules.js";
+import type { EventBus } from "../events/events.pubsub.js";
+import { enqueueChecks } from "./checks.engine.js";
+
+export const PERIODIC_CHECKS_JOB = "checks.periodic";
+const PAGE = 500;
+
+/** Each country's interval in days from the rule set in force (DEFAULT for the rest). */
+export async function rescreeningIntervals(db: Db, now: Date): Promise<{ byCountry: Record<string, number>; fallback: number }> {
+  const rows = await db.complianceRuleSet.findMany({ where: { effectiveFrom: { lte: now } }, orderBy: [{ country: "asc" }, { version: "desc" }], select: { country: true, body: true } });
+  const byCountry: Record<string, number> = {};
+  for (const row of rows) byCountry[row.country] ??= (row.body as RuleSetBody).rescreening_interval_days;
+  return { byCountry, fallback: byCountry[DEFAULT_COUNTRY] ?? 365 };
+}
+
+/** One page of due users (ids after `after`), oldest screening first within the page's id order. */
+export async function findDueUsers(db: Db, now: Date, after: string | null, limit = PAGE,
+  intervals?: Awaited<ReturnType<typeof rescreeningIntervals>>): Promise<{ id: string; clientId: string }[]> {
+  const { byCountry, fallback } = intervals ?? (await rescreeningIntervals(db, now));
+  return db.$queryRawUnsafe<{ id: string; clientId: string }[]>(
+    `select u.id::text as id, u.client_id::text as "clientId" from users u
+     where u.status::text not in ('CLOSED', 'REJECTED') and ($4::uuid is null or u.id > $4::uuid)
+       and coalesce((select max(c.created_at) from check_runs c where c.user_id = u.id and c.type = 'SANCTIONS_SCREENING'), '-infinity'::timestamp)
+           < $1::timestamp - make_interval(days => coalesce(($2::jsonb ->> u.country_of_residence)::int, $3::int))
+     order by u.id limit $5`,
+    now, JSON.stringify(byCountry), fallback, after, limit);
+}
+
+export type PeriodicDeps = { db: Db; events?: EventBus; jobs?: Jobs; logger: Logger };
+
+/** One pass: queues a screening and a monitoring run (trigger PERIODIC) for every due user. */
+export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date()) {
+  let due = 0;
+  let after: string | null = null;
+  const intervals = await rescreeningIntervals(deps.db, now); // once per pass, not once per page
+  for (;;) {
+    const users = await findDueUsers(deps.db, now, after, PAGE, intervals);
+    if (!users.length) break;
+    await withTransaction(deps.db, { principal: OPERATOR, requestId: "periodic-checks", events: deps.events, jobs: deps.jobs }, async (write) => {
+      for (const user of users) await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
+    }, { timeout: 60_000 });
+    due += users.length;
+    after = users.at(-1)!.id;
+  }
+  deps.logger.info({ due }, "periodic checks queued");
+  return { due };
+}
+
+/** The schedule and its worker; `cron` null removes the schedule (PERIODIC_CHECKS_CRON=off). */
+export function definePeriodicChecks(deps: PeriodicDeps & { jobs: Jobs }, cron: string | null) {
+  return deps.jobs.define({
+    name: PERIODIC_CHECKS_JOB,
+    queue: { retryLimit: 2, retryDelay: 60, expireInSeconds: 900 },
+    schedule: cron,
+    work: async () => { await runPeriodicChecks(deps); },
+  });
+}

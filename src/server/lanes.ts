@@ -1,0 +1,179 @@
+/**
+ * Lean lanes in front of yoga (issue #17): the hot reads are answered from node's request handler
+ * without whatwg Request/Response objects or yoga's plugin pipeline (~100–140 µs of whatwg-node work
+ * per request, measured). Only the transport is bypassed, never a rule: a lane calls the very
+ * functions yoga's plugins call (request id, authentication, rate limit, the REST answer, input
+ * guard and error mask, unexpected errors, metrics and logs). Whatever a lane does not know goes
+ * to yoga unchanged.
+ *
+ * REST lane: GET on a route of the table, no body, no Origin (CORS is yoga's), not a v1 route
+ * (its deprecation headers are the shim's). Everything else (other methods, HEAD, probes,
+ * documents, unknown paths) is yoga's.
+ *
+ * /graphql lane: a POST of JSON whose query text yoga has already validated once
+ * (plugins/use-validated-documents.ts: armour and all) with a valid key; it is run from the
+ * compiled cache (graphql/compiled.ts). The body is read first; whatever the lane then declines (an
+ * unknown text, a refused key, `extensions`, odd variables) goes to yoga with the bytes read.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ExecutionResult } from "graphql";
+import { processRegularResult } from "graphql-yoga";
+import type { Services } from "../context.js";
+import type { CompiledExecutor } from "../graphql/compiled.js";
+import type { Metrics } from "../lib/metrics.js";
+import type { RouteAnswerer } from "../rest/answer-route.js";
+import { graphqlErrorReply, problemReply } from "../rest/problem.js";
+import type { Reply } from "../rest/shared-cache.js";
+import { matchRoute, type CompiledRoute } from "../rest/routes.js";
+import { identify } from "./plugins/use-authentication.js";
+import type { RateLimiter } from "./plugins/use-rate-limit.js";
+import { documentKey, type ValidatedDocuments } from "./plugins/use-validated-documents.js";
+import { recordRequest, requestIdFrom } from "./plugins/use-request-id.js";
+import { isGraphQLPath, type HeaderSource } from "./request-state.js";
+import { unexpectedProblem } from "./unexpected-error.js";
+
+export type LaneDeps = {
+  services: Services; metrics: Metrics; table: CompiledRoute[];
+  answerRoute: RouteAnswerer; rateLimiter: RateLimiter; compiled: CompiledExecutor;
+  /** /graphql lane: texts yoga validated, its fetch API (error results are shaped by yoga's own processor), the body limit */
+  validated: ValidatedDocuments; fetchAPI: FetchAPI; maxBodyBytes: number;
+};
+
+type FetchAPI = Parameters<typeof processRegularResult>[1];
+/** yoga's regular result processor answers these, with this content type (graphql-yoga use-result-processor.ts) */
+const ACCEPTED: Record<string, string> = { "": "application/json", "*/*": "application/json", "application/json": "application/json", "application/graphql-response+json": "application/graphql-response+json" };
+
+/** node's headers read as whatwg's: lower-case names, repeated values joined by ", " */
+const nodeHeaders = (req: IncomingMessage): HeaderSource => ({
+  get(name) {
+    const value = req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  },
+});
+
+const hasBody = (req: IncomingMessage) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
+
+/** Returns a handler that answers what a lane knows and returns false for everything else (yoga's). */
+export function createLanes(deps: LaneDeps) {
+  const { services, metrics, table, answerRoute, rateLimiter, compiled } = deps;
+  const log = { logger: services.logger, metrics };
+
+  const isLaneRead = (req: IncomingMessage, pathname: string) => {
+    if (req.method !== "GET" || req.headers.origin !== undefined || hasBody(req) || isGraphQLPath(pathname)) return false;
+    // a path that does not decode, no route, 405 and v1 routes: yoga answers them
+    try {
+      const match = matchRoute(table, "GET", pathname);
+      return !!match && "route" in match && !match.route.successor;
+    } catch { return false; }
+  };
+
+  async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string) {
+    const started = performance.now();
+    const headers = nodeHeaders(req);
+    const requestId = requestIdFrom(headers.get("x-request-id"));
+    let route: string | undefined;
+    let limitHeaders: Record<string, string> = {};
+    let reply: Reply;
+    try {
+      const who = await identify(services.auth, headers);
+      const limited = "principal" in who ? await rateLimiter(who.principal) : null;
+      if (!("principal" in who)) reply = problemReply(who.problem, requestId, who.headers);
+      else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
+      else {
+        limitHeaders = limited?.headers ?? {};
+        const principal = who.principal;
+        reply = await answerRoute({
+          method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId,
+          body: async () => ({ value: {}, form: false }), // a lane read has no body (isLaneRead)
+          onRoute: (path) => { route = path; },
+        }, (r, variables) => compiled.execute(r.operation, variables, { ...services, principal, requestId }));
+      }
+    } catch (error) {
+      const refusal = unexpectedProblem(services.logger, requestId, error);
+      reply = problemReply(refusal.problem, requestId, refusal.headers);
+    }
+    write(res, reply, { ...limitHeaders, "x-request-id": requestId });
+    recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
+  }
+
+  const isLaneQuery = (req: IncomingMessage, pathname: string) => {
+    if (req.method !== "POST" || pathname !== "/graphql" || req.headers.origin !== undefined || req.headers["idempotency-key"] !== undefined) return false;
+    if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "") || req.headers["transfer-encoding"] !== undefined) return false;
+    const length = Number(req.headers["content-length"] ?? 0);
+    return length > 0 && length <= deps.maxBodyBytes && (req.headers.accept ?? "").toLowerCase().replace(/\s/g, "") in ACCEPTED;
+  };
+
+  /** false: declined, and `req.body` holds the bytes read for yoga */
+  async function graphqlLane(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const started = performance.now();
+    const bytes = await readAll(req);
+    (req as IncomingMessage & { body?: Buffer }).body = bytes; // whatwg-node's adapter takes a body read already
+    let params: { query?: unknown; variables?: unknown; operationName?: unknown; extensions?: unknown };
+    try { params = JSON.parse(bytes.toString("utf8")); } catch { return false; }
+    const { query, variables = null, operationName = null } = params ?? {};
+    if (typeof query !== "string" || params.extensions !== undefined || (operationName !== null && typeof operationName !== "string")) return false;
+    if (variables !== null && (typeof variables !== "object" || Array.isArray(variables))) return false;
+    const document = deps.validated.get(documentKey(query, operationName));
+    if (!document || !compiled.accepts(document, (variables ?? {}) as Record<string, unknown>)) return false;
+    const headers = nodeHeaders(req);
+    const requestId = requestIdFrom(headers.get("x-request-id"));
+    const who = await identify(services.auth, headers).catch(() => null);
+    if (!who || !("principal" in who)) return false; // a refused key, an outage: yoga says it
+    const principal = who.principal;
+    let reply: Reply;
+    let limitHeaders: Record<string, string> = {};
+    try {
+      const limited = await rateLimiter(principal);
+      if (limited.refusal) reply = graphqlErrorReply(limited.refusal.problem, requestId, limited.refusal.headers);
+      else {
+        limitHeaders = limited.headers ?? {};
+        const result = await compiled.execute(document, (variables ?? {}) as Record<string, unknown>, { ...services, principal, requestId }, { exactErrors: true });
+        reply = await graphqlReply(result, ACCEPTED[(headers.get("accept") ?? "").toLowerCase().replace(/\s/g, "")], deps.fetchAPI);
+      }
+    } catch (error) {
+      const refusal = unexpectedProblem(services.logger, requestId, error);
+      reply = graphqlErrorReply(refusal.problem, requestId, refusal.headers);
+    }
+    metrics.countLane("graphql");
+    write(res, reply, { ...limitHeaders, "x-request-id": requestId });
+    recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId });
+    return true;
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const url = req.url ?? "";
+    if (!url.startsWith("/")) return false;
+    const q = url.indexOf("?");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const search = q < 0 ? "" : url.slice(q);
+    if (isLaneRead(req, pathname)) { metrics.countLane("rest"); await restLane(req, res, pathname, search); return true; }
+    // a body that never arrives whole (the caller hung up) ends here: there is no one to answer
+    if (isLaneQuery(req, pathname)) return graphqlLane(req, res).catch(() => { res.destroy(); return true; });
+    return false;
+  };
+}
+
+/** A reply on node's response, with the length yoga's adapter would send. */
+function write(res: ServerResponse, reply: Reply, extra: Record<string, string>) {
+  const headers: Record<string, string> = { ...reply.headers, ...extra };
+  if (reply.text !== null) headers["content-length"] = String(typeof reply.text === "string" ? Buffer.byteLength(reply.text) : reply.text.byteLength);
+  res.writeHead(reply.status, headers);
+  res.end(reply.text ?? undefined);
+}
+
+/** A result as yoga's regular processor shapes it: a plain `{data}` directly, anything with errors by the processor itself. */
+async function graphqlReply(result: ExecutionResult, accepted: string, fetchAPI: FetchAPI): Promise<Reply> {
+  if (!result.errors?.length && !result.extensions)
+    return { status: 200, headers: { "content-type": `${accepted}; charset=utf-8` }, text: JSON.stringify(result) };
+  const response = await processRegularResult(result as never, fetchAPI, accepted);
+  return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
+}
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}

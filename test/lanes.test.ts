@@ -1,0 +1,110 @@
+/**
+ * The lean lanes (src/server/lanes.ts) answer exactly as yoga does. Suites run here again with
+ * TEST_TRANSPORT=compare: each of their reads goes over real HTTP through the lanes and through
+ * yoga alone, and the answers must match. The OpenAPI suite calls every route of the table with a
+ * live sample (files too); the REST conventions, route, users, wallets, events and clients suites add
+ * the refusals (401, 403, 404, 406, 304, bad query parameters, foreign ids) and GraphQL queries,
+ * which the /graphql lane answers since yoga, sent each first, has validated their text. (Suites
+ * that count SQL statements or requests cannot run here: each read is sent twice.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+process.env.TEST_TRANSPORT = "compare";
+// the lanes are the same code on either database: the suites compare on the embedded one only
+delete process.env.DATABASE_URL;
+const { compared, startTestApp } = await import("./helpers/app.js");
+const { routes } = await import("../src/rest/routes.js");
+await import("./openapi.test.js");
+await import("./rest-conventions.test.js");
+await import("./routes.test.js");
+await import("../src/domains/users/users.test.js");
+await import("../src/domains/wallets/wallets.test.js");
+await import("../src/domains/events/events.test.js");
+await import("../src/domains/clients/clients.test.js");
+
+describe("lanes", () => {
+  it("every GET route of the table (v1 aside) was answered by the REST lane, as yoga answers it", () => {
+    const laneRoutes = routes.filter((r) => r.method === "GET" && !r.successor);
+    for (const route of laneRoutes) {
+      const pattern = new RegExp(`^${route.path.replace(/\{\w+\}/g, "[^/]+")}/?(\\?|$)`);
+      const calls = compared.filter((c) => c.method === "GET" && pattern.test(c.path));
+      expect(calls.length, `GET ${route.path} compared`).toBeGreaterThan(0);
+      expect(calls.some((c) => c.byLane), `GET ${route.path} answered by the lane`).toBe(true);
+    }
+  });
+
+  it("the GraphQL queries of those suites were answered by the /graphql lane, as yoga answers them", () => {
+    const queries = compared.filter((c) => c.method === "POST" && c.path === "/graphql");
+    expect(queries.filter((c) => c.byLane).length).toBeGreaterThan(queries.length / 2);
+  });
+});
+
+describe("the /graphql lane", () => {
+  let t: Awaited<ReturnType<typeof startTestApp>>;
+  let key: string;
+  let userId: string;
+  const USER = `query One($id: ID!) { user(id: $id) { id email firstName lastName status requirements { currentlyDue } createdAt } }`;
+  const laneAnswers = async () => {
+    const metric = await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get();
+    return metric?.values.find((v) => v.labels.lane === "graphql")?.value ?? 0;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "40" });
+    key = (await t.createClient("Lane")).key;
+    userId = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Lia", last_name: "Ng", email: "lia@example.com" } })).body.user_id;
+  });
+  afterAll(() => t?.stop());
+
+  it("answers a query yoga validated once, as yoga does", async () => {
+    const before = await laneAnswers();
+    const res = await t.gql(key, USER, { id: userId }); // compare: yoga first (validates), then the lane
+    expect(res.status).toBe(200);
+    expect(res.data.user).toMatchObject({ id: userId, firstName: "Lia" });
+    expect(await laneAnswers()).toBe(before + 1);
+  });
+
+  it("errors alike: not found (with locations), bad variables (masked), a missing scope, a failure nobody expected", async () => {
+    const before = await laneAnswers();
+    const missing = await t.gql(key, USER, { id: "00000000-0000-4000-8000-000000000000" });
+    expect(missing.errors?.[0]).toMatchObject({ extensions: { code: "NOT_FOUND" }, locations: [{ line: 1, column: 23 }] });
+    const badVariable = await t.gql(key, USER, { id: { nested: "secret-value" } });
+    expect(badVariable.errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
+    expect(JSON.stringify(badVariable.body)).not.toContain("secret-value");
+    const lookupsOnly = (await t.createClient("Lookups", ["lookups:read"])).key;
+    expect((await t.gql(lookupsOnly, USER, { id: userId })).errors?.[0].extensions.code).toBe("FORBIDDEN");
+    const inForce = t.app.services.compliance.inForce;
+    t.app.services.compliance.inForce = async () => { throw new Error("rule book broken: SELECT secret"); };
+    try {
+      const broken = await t.gql(key, USER, { id: userId });
+      expect(broken.errors?.[0].extensions).toMatchObject({ code: "INTERNAL" });
+      expect(JSON.stringify(broken.body)).not.toContain("SELECT secret");
+    } finally { t.app.services.compliance.inForce = inForce; }
+    expect(await laneAnswers()).toBe(before + 3); // the bad variables went to yoga: its 400 and wording
+  });
+
+  it("leaves to yoga what it does not know: armour limits, a bad key, mutations, CORS, Idempotency-Key", async () => {
+    const before = await laneAnswers();
+    const deep = `{ user(id: "${userId}") { ${"requirements { errors { field } } ".repeat(1)} ${Array.from({ length: 20 }, (_, i) => `a${i}: firstName`).join(" ")} } }`;
+    const refused = await t.gql(key, deep);
+    expect(refused.errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
+    expect((await t.gql(key, deep)).errors?.[0].message).toBe(refused.errors?.[0].message); // refused again: never remembered
+    expect((await t.gql("not-a-key", USER, { id: userId })).status).toBe(401);
+    expect((await t.gql(key, `mutation { __typename }`)).status).toBeLessThan(500);
+    const cors = await t.gql(key, USER, { id: userId }, { origin: "https://app.example" });
+    expect(cors.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    await t.gql(key, USER, { id: userId }, { "idempotency-key": "lane-test-1" });
+    expect(await laneAnswers()).toBe(before);
+  });
+
+  it("counts into the same rate limit as yoga, and refuses alike once it is spent", async () => {
+    // spent by writes (each sent once), then one read compared: yoga and the lane both refuse it
+    for (let i = 0; i < 40 && (await t.rest("POST", "/v2/users", { key, body: {} })).status !== 429; i++);
+    const before = await laneAnswers();
+    const refused = await t.gql(key, USER, { id: userId });
+    expect(refused.status).toBe(429);
+    expect(refused.errors?.[0].extensions.code).toBe("RATE_LIMITED");
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await laneAnswers()).toBe(before + 1);
+  });
+});
