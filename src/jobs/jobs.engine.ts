@@ -9,6 +9,7 @@
  * by default, `cli worker`) polls each worked queue every `pollingIntervalSeconds` (2 s) on pg-boss's
  * own connection, never through the app's Prisma client.
  */
+import { createRequire } from "node:module";
 import PgBoss from "pg-boss";
 import type { Database } from "../db/client.js";
 import type { Tx } from "../db/transaction.js";
@@ -23,11 +24,60 @@ export type JobSpec<T = unknown> = {
   /** the worker: called with a batch of jobs; a throw fails (and retries) the batch */
   work?: JobHandler<T>;
   workOptions?: PgBoss.WorkOptions;
+  /** a cron expression (UTC): pg-boss sends one job per tick across every instance; null removes it */
+  schedule?: string | null;
+  /** wake this process's worker as soon as a job is committed, not at its next poll (latency matters) */
+  eager?: boolean;
+  /**
+   * Instead of `work`: one job at a time, up to `concurrency` of them in flight in this process, each
+   * completed (or, when it throws, failed and retried) on its own. A slow job holds one slot, not a
+   * whole batch, so it does not hold back the jobs behind it.
+   */
+  each?: { concurrency: number; run: (job: PgBoss.Job<T>) => Promise<unknown> };
+};
+
+/** What a queue holds now: jobs due and waiting, jobs scheduled for later, how long the oldest due job has waited. */
+export type QueueStats = { queue: string; due: number; scheduled: number; oldestDueSeconds: number };
+
+export type EngineOptions = {
+  /** how often expired jobs (a dead worker's) are failed into a retry, and old ones archived @default 120 (pg-boss) */
+  maintenanceIntervalSeconds?: number;
+  /** how often pg-boss looks for due schedules @default 30 */
+  cronCheckSeconds?: number;
 };
 
 export type SendOptions = PgBoss.SendOptions & { tx?: Tx };
 
 export type Jobs = ReturnType<typeof createJobs>;
+
+/**
+ * The engine serving each app's database client: a writer that did not bring `jobs` (a job's own
+ * writes, say) still gets its events' webhooks queued (db/transaction.ts). Keyed weakly by the client.
+ */
+const engines = new WeakMap<object, Jobs>();
+export const bindJobs = (db: object, jobs: Jobs) => { engines.set(db, jobs); };
+export const jobsBoundTo = (db: object): Jobs | undefined => engines.get(db);
+
+/**
+ * pg-boss 10's own workers (`work`, and the cron sender's queue) call `complete`/`fail` without
+ * awaiting them (timgit/pg-boss#577): with the database down at that moment the rejection is
+ * unhandled, and Node ends the process. The job itself is safe (still active, it expires into a
+ * retry); only the stray promise needs a handler. Callers that await still see the error.
+ */
+function handleStrayCompletions() {
+  const Manager = createRequire(import.meta.url)("pg-boss/src/manager.js") as { prototype: Record<string, unknown> & { __strayHandled?: boolean } };
+  if (Manager.prototype.__strayHandled) return;
+  Manager.prototype.__strayHandled = true;
+  for (const method of ["complete", "fail"] as const) {
+    const original = Manager.prototype[method] as (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) => Promise<unknown>;
+    Manager.prototype[method] = function (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) {
+      const settled = original.apply(this, args);
+      settled.catch((err: unknown) => this.emit("error", err));
+      return settled;
+    };
+  }
+}
+handleStrayCompletions();
 
 /** pg-boss's schema for an app schema: beside it, never inside it (Prisma owns that one). */
 export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "pgboss");
@@ -35,27 +85,42 @@ export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "
 /** Idle polling of one worked queue; pg-boss's minimum is 0.5 s. */
 export const POLLING_INTERVAL_SECONDS = 2;
 
-export function createJobs(database: Pick<Database, "pglite" | "server">, logger: Logger) {
+export function createJobs(database: Pick<Database, "pglite" | "server">, logger: Logger, options: EngineOptions = {}) {
+  const schema = database.pglite ? bossSchemaFor() : bossSchemaFor(database.server!.schema);
   const boss = new PgBoss({
     ...(database.pglite
       ? { db: pgliteDb(database.pglite) }
       : { connectionString: database.server!.url, schema: bossSchemaFor(database.server!.schema), max: 4, application_name: "onboarding-gateway jobs" }),
     // a job left active by a dead process is retried after its expiry (15 min by default, per queue)
     monitorStateIntervalSeconds: 60,
+    cronMonitorIntervalSeconds: options.cronCheckSeconds ?? 30,
+    cronWorkerIntervalSeconds: Math.min(5, options.cronCheckSeconds ?? 30),
+    ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
   });
   boss.on("error", (err: Error) => logger.error({ err: err.message }, "job engine error"));
   const specs = new Map<string, JobSpec<never>>();
   let state: "new" | "started" | "stopped" = "new";
   let working = false;
+  /** per worked queue: make this process fetch now */
+  const wakers = new Map<string, () => void>();
+  const pumps: ReturnType<typeof pumpQueue>[] = [];
 
   async function declare(spec: JobSpec<never>) {
     await retryOnDeadlock(async () => {
       if (await boss.getQueue(spec.name)) await boss.updateQueue(spec.name, { name: spec.name, ...spec.queue });
       else await boss.createQueue(spec.name, { name: spec.name, ...spec.queue });
     });
+    if (spec.schedule) await boss.schedule(spec.name, spec.schedule, {}, { tz: "UTC" });
+    else if (spec.schedule === null) await boss.unschedule(spec.name);
     if (working && spec.work) {
       const work = spec.work;
-      await boss.work<never>(spec.name, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, ...spec.workOptions }, (jobs) => work(jobs));
+      const id = await boss.work<never>(spec.name, { pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, ...spec.workOptions }, (jobs) => work(jobs));
+      wakers.set(spec.name, () => boss.notifyWorker(id));
+    }
+    if (working && spec.each) {
+      const pump = pumpQueue(boss, spec.name, spec.each, spec.workOptions?.pollingIntervalSeconds ?? POLLING_INTERVAL_SECONDS, logger);
+      pumps.push(pump);
+      wakers.set(spec.name, pump.wake);
     }
   }
 
@@ -79,6 +144,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       if (state !== "started") { state = "stopped"; return; }
       state = "stopped";
       // a job in hand gets 10 s to finish; what is still active after that is retried elsewhere
+      await Promise.all(pumps.map((pump) => pump.stop(10_000)));
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     },
     /** Enqueues a job; with `tx` inside that Prisma transaction (it commits or rolls back with it). */
@@ -86,7 +152,32 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       const { tx, ...rest } = options;
       return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
+    /** Enqueues many jobs in one statement (ids dedup: a job whose id exists is not queued again). */
+    async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date }[], options: { tx?: Tx } = {}) {
+      if (!items.length) return;
+      const rows = items.map(({ startAfter, ...rest }) => ({ name, ...rest, ...(startAfter ? { startAfter: startAfter.toISOString() } : {}) }));
+      await boss.insert(rows, options.tx ? { db: transactionDb(options.tx) } : {});
+    },
+    /**
+     * Per queue: jobs due, scheduled for later, and how long the oldest due job has waited. Only queued
+     * rows are read (pg-boss's partial fetch index covers them); completed jobs stay out of it.
+     */
+    async stats(): Promise<QueueStats[]> {
+      if (state !== "started") return [];
+      const { rows } = await boss.getDb().executeSql(
+        `select name, count(*) filter (where start_after <= now()) as due, count(*) filter (where start_after > now()) as scheduled,
+           coalesce(extract(epoch from now() - min(start_after) filter (where start_after <= now())), 0) as oldest
+         from ${schema}.job where state < 'active' group by name`, []);
+      return (rows as { name: string; due: string; scheduled: string; oldest: string }[])
+        .map((r) => ({ queue: r.name, due: Number(r.due), scheduled: Number(r.scheduled), oldestDueSeconds: Number(r.oldest) }));
+    },
+    /** The queues this process declared (their gauges read 0 when empty). */
+    queues: () => [...specs.keys()],
     transactionDb,
+    /** Wakes this process's worker of an eager queue now (a job was just committed), instead of at its next poll. */
+    notify(name: string) {
+      if (state === "started" && specs.get(name)?.eager) wakers.get(name)?.();
+    },
     /** Drops a queued job whose work was done another way; on failure the job simply runs. */
     async discard(name: string, id: string) {
       await boss.deleteJob(name, id).catch((err: Error) => logger.warn({ err: err.message, job: name }, "job left to run"));
@@ -103,6 +194,67 @@ export function transactionDb(tx: Tx): PgBoss.Db {
     executeSql: async (text, values = []) => {
       const params = values.map((v: unknown) => (v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v));
       return { rows: await tx.$queryRawUnsafe<unknown[]>(text, ...params) };
+    },
+  };
+}
+
+/**
+ * The `each` worker: fetches as many jobs as it has free slots (pg-boss's fetch: one worker per job
+ * across instances), runs each on its own and completes or fails it; polls when idle, fetches again
+ * as soon as a slot frees up or `wake` is called.
+ */
+function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["each"]>, pollSeconds: number, logger: Logger) {
+  let inFlight = 0;
+  let stopping = false;
+  let fetching = false;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  const running = new Set<Promise<void>>();
+
+  async function run(job: PgBoss.Job<T>) {
+    try {
+      await each.run(job);
+      await boss.complete(name, job.id);
+    } catch (error) {
+      logger.warn({ err: (error as Error).message, job: name }, "job failed: it runs again after its retry delay");
+      await boss.fail(name, job.id, { message: (error as Error).message }).catch(() => {});
+    }
+  }
+
+  async function fetchMore() {
+    if (stopping) return;
+    if (fetching) { again = true; return; }
+    fetching = true;
+    if (timer) clearTimeout(timer);
+    try {
+      do {
+        again = false;
+        const room = each.concurrency - inFlight;
+        if (room <= 0) break;
+        const jobs = await boss.fetch<T>(name, { batchSize: room }).catch((err: Error) => {
+          logger.warn({ err: err.message, job: name }, "job fetch failed: tried again at the next poll");
+          return [] as PgBoss.Job<T>[];
+        });
+        for (const job of jobs) {
+          inFlight++;
+          const done: Promise<void> = run(job).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) void fetchMore(); });
+          running.add(done);
+        }
+        if (jobs.length === room) again = true; // there may be more waiting
+      } while (again && !stopping);
+    } finally {
+      fetching = false;
+      if (!stopping) timer = setTimeout(() => void fetchMore(), pollSeconds * 1000);
+    }
+  }
+
+  void fetchMore();
+  return {
+    wake: () => void fetchMore(),
+    async stop(graceMs: number) {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, graceMs).unref())]);
     },
   };
 }

@@ -82,3 +82,28 @@ describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instanc
     }
   }, 90_000);
 });
+
+describe("a job that ends while the database is gone (pglite)", () => {
+  it("is logged as an engine error, not left as an unhandled rejection that would end the process", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { createJobs } = await import("./jobs.engine.js");
+    const pglite = new PGlite();
+    const errors: string[] = [];
+    const logger = { error: (o: { err: string }) => errors.push(o.err), warn: () => {}, info: () => {}, debug: () => {} };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const jobs = createJobs({ pglite } as never, logger as never);
+    let ran!: () => void;
+    const handled = new Promise<void>((r) => { ran = r; });
+    await jobs.define({ name: "test.outage", workOptions: { pollingIntervalSeconds: 0.5 }, work: async () => { await pglite.close(); ran(); } });
+    await jobs.start();
+    await jobs.send("test.outage", {});
+    await handled;
+    await new Promise((r) => setTimeout(r, 200)); // pg-boss completes the job after the handler returns, unawaited
+    process.off("unhandledRejection", onUnhandled);
+    await jobs.stop().catch(() => {});
+    expect(unhandled).toEqual([]);
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});
