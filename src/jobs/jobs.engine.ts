@@ -70,11 +70,14 @@ function handleStrayCompletions() {
   Manager.prototype.__strayHandled = true;
   for (const method of ["complete", "fail"] as const) {
     const original = Manager.prototype[method] as (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) => Promise<unknown>;
-    Manager.prototype[method] = function (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) {
+    const handled = function (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) {
       const settled = original.apply(this, args);
       settled.catch((err: unknown) => this.emit("error", err));
       return settled;
     };
+    // PgBoss exposes the manager's methods under their function names
+    Object.defineProperty(handled, "name", { value: method });
+    Manager.prototype[method] = handled;
   }
 }
 handleStrayCompletions();

@@ -107,3 +107,13 @@ describe("a job that ends while the database is gone (pglite)", () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 });
+
+describe("the job engine's API (pglite)", () => {
+  it("still offers complete and fail by name", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { createJobs } = await import("./jobs.engine.js");
+    const jobs = createJobs({ pglite: new PGlite() } as never, { error() {}, warn() {}, info() {}, debug() {} } as never);
+    expect(typeof jobs.boss.complete).toBe("function");
+    expect(typeof jobs.boss.fail).toBe("function");
+  });
+});
