@@ -141,8 +141,9 @@ export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs }) {
     // a run takes milliseconds (the first screening of a process a few seconds, loading the list): one
     // in hand for 60 s belongs to a dead process and runs again
     queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-    workOptions: { batchSize: 10 },
     eager: true, // a user waits on its checks: start them at commit, not at the next poll
-    work: async (batch) => { for (const job of batch) await runCheck(deps, job.data.checkId); },
+    // each run on its own (a failing one retries alone); four at a time: runs of one user still settle
+    // one after another (settleUser locks the user's row)
+    each: { concurrency: 4, run: (job) => runCheck(deps, job.data.checkId) },
   });
 }
