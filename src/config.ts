@@ -48,6 +48,8 @@ export type Config = {
   webhookTimeoutSeconds: number;
   /** a delivery job in hand longer than this is taken for a dead worker's and sent again (WEBHOOK_JOB_EXPIRE_SECONDS) @default 60 */
   webhookJobExpireSeconds: number;
+  /** a check run's job in hand longer than this is taken for a dead worker's and run again (CHECK_JOB_EXPIRE_SECONDS) @default 60 */
+  checkJobExpireSeconds: number;
   /** how often the job engine looks for expired jobs (JOBS_MAINTENANCE_SECONDS) @default 120 */
   jobsMaintenanceSeconds: number;
   /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
@@ -155,6 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: scheduleVar(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
     webhookTimeoutSeconds,
     webhookJobExpireSeconds,
+    // the first screening of a process loads the watchlist (a few seconds): keep well above that
+    checkJobExpireSeconds: intVar(env, "CHECK_JOB_EXPIRE_SECONDS", 60, 10, 3600),
     jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
     lanes: flagVar(env, "LANES", true),
   };

@@ -29,6 +29,8 @@ describe("webhook deliveries when the service is killed mid-send", () => {
       WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.5",
       // a send in flight for 6 s is a TIMEOUT; a job in hand for 7 s belongs to a dead process; looked for every second
       WEBHOOK_TIMEOUT_SECONDS: "6", WEBHOOK_JOB_EXPIRE_SECONDS: "7", JOBS_MAINTENANCE_SECONDS: "1",
+      CHECK_JOB_EXPIRE_SECONDS: "10", // a check run the kill left in hand runs again after 10 s
+
     };
   });
   afterAll(async () => {

@@ -135,12 +135,12 @@ export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | 
 }
 
 /** The `checks.run` queue: at least once (a run's job retried after a crash re-claims its RUNNING run). */
-export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs }) {
+export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs; expireInSeconds?: number }) {
   return deps.jobs.define<{ checkId: string }>({
     name: CHECK_RUN_JOB,
     // a run takes milliseconds (the first screening of a process a few seconds, loading the list): one
-    // in hand for 60 s belongs to a dead process and runs again
-    queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+    // in hand for longer (CHECK_JOB_EXPIRE_SECONDS, 60 s) belongs to a dead process and runs again
+    queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: deps.expireInSeconds ?? 60 },
     eager: true, // a user waits on its checks: start them at commit, not at the next poll
     // each run on its own (a failing one retries alone); four at a time: runs of one user still settle
     // one after another (settleUser locks the user's row)
