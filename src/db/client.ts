@@ -100,7 +100,7 @@ async function openDriver(options: DbOptions): Promise<{
     const schema = options.databaseSchema;
     const pgConfig = pgConfigOf(options.databaseUrl, schema);
     if (schema) await ensureSchema(options.databaseUrl, schema);
-    return { factory: new PrismaPg(pgConfig, schema ? { schema } : undefined), migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    return { factory: pgAdapter(pgConfig, schema), migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
   const pglite = await openPGlite(options.dataDir);
   return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: () => pglite.close() };
@@ -110,9 +110,25 @@ export function pgConfigOf(url: string, schema?: string) {
   return { connectionString: url, max: 10, ...POOL_TIMEOUTS, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
 }
 
+/**
+ * A pool whose every client always has an 'error' listener. When PostgreSQL ends its sessions (a
+ * restart: 57P01) the error can reach a client that is checked out but between statements, where
+ * pg-pool listens to nothing, and an 'error' event nobody hears ends the process (seen in the
+ * restart fault test). The pool still drops the broken client: its next statement fails and it is
+ * released with that error.
+ */
+export function guardedPool(config: pg.PoolConfig) {
+  const pool = new pg.Pool(config);
+  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("error", () => {}); // an idle client's: pg-pool has already removed it
+  return pool;
+}
+
+const pgAdapter = (config: pg.PoolConfig, schema?: string) => new PrismaPg(guardedPool(config), { ...(schema ? { schema } : {}), disposeExternalPool: true });
+
 /** migrations may rightly run longer than any request: their own pool has no query timeout */
 const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
-  new PrismaPg({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }, schema ? { schema } : undefined);
+  pgAdapter({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }, schema);
 
 /** an embedded database opened to check its migrations (migrations.ts), taken by the next createDb on that DATA_DIR rather than opened twice */
 const handedOver = new Map<string, PGlite>();

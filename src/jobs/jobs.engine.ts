@@ -11,7 +11,7 @@
  */
 import { createRequire } from "node:module";
 import PgBoss from "pg-boss";
-import type { Database } from "../db/client.js";
+import { guardedPool, type Database } from "../db/client.js";
 import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
 
@@ -90,10 +90,11 @@ export const POLLING_INTERVAL_SECONDS = 2;
 
 export function createJobs(database: Pick<Database, "pglite" | "server">, logger: Logger, options: EngineOptions = {}) {
   const schema = database.pglite ? bossSchemaFor() : bossSchemaFor(database.server!.schema);
+  // on PostgreSQL its own small pool, guarded as the app's is (db/client.ts guardedPool)
+  const pool = database.pglite ? null : guardedPool({ connectionString: database.server!.url, max: 4, application_name: "onboarding-gateway jobs" });
   const boss = new PgBoss({
-    ...(database.pglite
-      ? { db: pgliteDb(database.pglite) }
-      : { connectionString: database.server!.url, schema: bossSchemaFor(database.server!.schema), max: 4, application_name: "onboarding-gateway jobs" }),
+    db: pool ? { executeSql: (text, values) => pool.query(text, values as unknown[]) } : pgliteDb(database.pglite!),
+    ...(pool ? { schema } : {}),
     // a job left active by a dead process is retried after its expiry (15 min by default, per queue)
     monitorStateIntervalSeconds: 60,
     cronMonitorIntervalSeconds: options.cronCheckSeconds ?? 30,
@@ -144,11 +145,12 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       for (const spec of specs.values()) await declare(spec);
     },
     async stop() {
-      if (state !== "started") { state = "stopped"; return; }
+      if (state !== "started") { state = "stopped"; await pool?.end(); return; }
       state = "stopped";
       // a job in hand gets 10 s to finish; what is still active after that is retried elsewhere
       await Promise.all(pumps.map((pump) => pump.stop(10_000)));
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await pool?.end();
     },
     /** Enqueues a job; with `tx` inside that Prisma transaction (it commits or rolls back with it). */
     async send<T extends object>(name: string, data: T, options: SendOptions = {}): Promise<string | null> {
