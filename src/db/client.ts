@@ -12,7 +12,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../../generated/prisma/client.js";
 import { migrationsUpToDate } from "./migrations.js";
 import { applyMigrations } from "./schema-engine.js";
-import { batchReadsOf } from "./batched-reads.js";
+import { batchReadsOf, type RawRows } from "./batched-reads.js";
 
 export type Db = PrismaClient;
 
@@ -75,11 +75,15 @@ export type DbOptions = { databaseUrl?: string; databaseSchema?: string; dataDir
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
 
 export async function createDb(options: DbOptions): Promise<Database> {
-  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null } = await openDriver(options);
+  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null, pool = null } = await openDriver(options);
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
-  batchReadsOf(prisma);
+  // batched hot reads run plain statements on Prisma's own pool (or PGlite), recorded as Prisma's are
+  const rows: RawRows = pool
+    ? async (sql, params) => { recorder?.push(sql); return (await pool.query<unknown[]>({ text: sql, values: params, rowMode: "array" })).rows; }
+    : async (sql, params) => { recorder?.push(sql); return (await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows; };
+  batchReadsOf(prisma, rows);
   return {
     prisma, kind, ephemeral, pglite,
     server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
@@ -94,13 +98,14 @@ export async function createDb(options: DbOptions): Promise<Database> {
 }
 
 async function openDriver(options: DbOptions): Promise<{
-  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite;
+  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite; pool?: pg.Pool;
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
     const pgConfig = pgConfigOf(options.databaseUrl, schema);
     if (schema) await ensureSchema(options.databaseUrl, schema);
-    return { factory: pgAdapter(pgConfig, schema), migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    const pool = guardedPool(pgConfig);
+    return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true }), pool, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
   const pglite = await openPGlite(options.dataDir);
   return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: () => pglite.close() };
@@ -124,11 +129,9 @@ export function guardedPool(config: pg.PoolConfig) {
   return pool;
 }
 
-const pgAdapter = (config: pg.PoolConfig, schema?: string) => new PrismaPg(guardedPool(config), { ...(schema ? { schema } : {}), disposeExternalPool: true });
-
 /** migrations may rightly run longer than any request: their own pool has no query timeout */
 const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
-  pgAdapter({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }, schema);
+  new PrismaPg(guardedPool({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }), { ...(schema ? { schema } : {}), disposeExternalPool: true });
 
 /** an embedded database opened to check its migrations (migrations.ts), taken by the next createDb on that DATA_DIR rather than opened twice */
 const handedOver = new Map<string, PGlite>();

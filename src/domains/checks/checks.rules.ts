@@ -6,6 +6,11 @@ export const CHECK_TYPES: CheckType[] = ["KYC", "SANCTIONS_SCREENING", "TRANSACT
 export type RiskAssessment = "UNKNOWN" | "PENDING" | "CLEARED" | "REJECTED";
 type Run = { type: CheckType; status: CheckStatus; createdAt: Date };
 
+/** The runs riskAssessmentStatus reads, as a Prisma select of User.checks: the latest of each type. */
+export const LATEST_CHECK_PER_TYPE = {
+  select: { type: true as const, status: true as const, createdAt: true as const }, orderBy: { createdAt: "desc" as const }, distinct: ["type" as const],
+};
+
 /**
  * SPEC 2, from the latest run of each type the user has had: none → UNKNOWN; a confirmed hit
  * (REJECTED) → REJECTED; all CLEAR → CLEARED; otherwise PENDING: queued or running, and also a

@@ -6,7 +6,7 @@ import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
 import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
-import { riskAssessmentStatus } from "../checks/checks.rules.js";
+import { LATEST_CHECK_PER_TYPE, riskAssessmentStatus } from "../checks/checks.rules.js";
 import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
 
 export const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
@@ -60,7 +60,7 @@ export const User = builder.prismaObject("User", {
     riskScore: t.exposeInt("riskScore", { nullable: true }),
     riskAssessmentStatus: t.field({
       type: RiskAssessmentStatus, description: "From the latest check run of each type: UNKNOWN, PENDING, CLEARED or REJECTED",
-      select: { checks: { select: { type: true, status: true, createdAt: true }, orderBy: { createdAt: "desc" }, distinct: ["type"] } },
+      select: { checks: LATEST_CHECK_PER_TYPE },
       resolve: (u) => riskAssessmentStatus(u.checks),
     }),
     emailVerified: t.exposeBoolean("emailVerified"),

@@ -8,7 +8,7 @@ import { isUuid } from "../../lib/ids.js";
 import { withTransaction, type Write } from "../../db/transaction.js";
 import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
 import { CHECK_TYPES, checksForChange } from "../checks/checks.rules.js";
-import { findOwnedById } from "../../db/batched-reads.js";
+import { readUserById } from "./users.reads.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -24,7 +24,7 @@ export const USER_SORTS = { created_at: "createdAt", updated_at: "updatedAt", la
 export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
   const clientId = tenantOf(ctx);
   // batched with concurrent reads of other requests (db/batched-reads.ts); a transaction reads alone
-  const user = isUuid(id) ? await findOwnedById(ctx.db, "user", clientId, id, query, () => ctx.db.user.findFirst({ ...query, where: { id, clientId } })) : null;
+  const user = isUuid(id) ? await readUserById(ctx.db, clientId, id, query) : null;
   if (!user) throw notFound("user");
   return user;
 }

@@ -1,0 +1,81 @@
+/**
+ * A user by id, the hot read (issue #17). Concurrent reads are batched (db/batched-reads.ts), and
+ * when the fields asked for are the user's columns plus what `requirements` and
+ * `risk_assessment_status` need (the REST body, most GraphQL reads), the batch is one plain
+ * statement: the user, its active documents' facts and its latest check run of each type, as one
+ * JSON value per row. Prisma's findMany with that selection took three statements and its query
+ * compiler per batch. Any other selection (a relation with other fields, `include`) is Prisma's.
+ */
+import type { Db } from "../../db/client.js";
+import type { User } from "../../../generated/prisma/client.js";
+import { findOwnedById, loadOwnedById, rawRowsOf, type BatchLoad, type OwnedRow } from "../../db/batched-reads.js";
+import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
+import { LATEST_CHECK_PER_TYPE } from "../checks/checks.rules.js";
+
+type Selection = { select?: Record<string, unknown>; include?: Record<string, unknown> };
+
+/** The user's columns as Prisma names them, and the SQL column each comes from. */
+const COLUMNS: Record<string, string> = {
+  id: "id", clientId: "client_id", externalId: "external_id", email: "email", emailKey: "email_key", phoneNumber: "phone_number",
+  firstName: "first_name", middleName: "middle_name", lastName: "last_name", dateOfBirth: "date_of_birth", nationality: "nationality",
+  countryOfResidence: "country_of_residence", residentialAddress: "residential_address", billingAddress: "billing_address",
+  taxIdEncrypted: "tax_id_encrypted", taxIdLast4: "tax_id_last4", locale: "locale", status: "status", kycStatus: "kyc_status",
+  riskLevel: "risk_level", riskScore: "risk_score", emailVerified: "email_verified", phoneVerified: "phone_verified",
+  pendingEmail: "pending_email", pendingPhoneNumber: "pending_phone_number", version: "version", createdAt: "created_at", updatedAt: "updated_at",
+};
+
+/** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside). */
+const RELATIONS: Record<string, string> = { documents: canonical(REQUIREMENT_COLUMNS.documents), checks: canonical(LATEST_CHECK_PER_TYPE) };
+
+const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([name, column]) => `'${name}', u.${column}`).join(", ")},
+  'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
+     from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status = 'ACTIVE'), '[]'::json),
+  'checks', coalesce((select json_agg(json_build_object('type', c.type, 'status', c.status, 'createdAt', c.created_at) order by c.created_at desc)
+     from (select distinct on (r.type) r.type, r.status, r.created_at from check_runs r where r.user_id = u.id order by r.type, r.created_at desc) c), '[]'::json)
+)::text from unnest($1::uuid[], $2::uuid[]) as w(client_id, id) join users u on u.id = w.id and u.client_id = w.client_id`;
+
+/**
+ * true when the statement's row holds everything `selection` asks for: Pothos's `include` (every
+ * column, plus relations) or `select`, with relations only in the shapes above
+ */
+export function statementCovers(selection: Selection | undefined) {
+  if (!selection || (selection.select && selection.include)) return false;
+  const relationsOk = (wanted: Record<string, unknown>, columns: boolean) => Object.entries(wanted).every(([name, value]) =>
+    (columns && value === true && name in COLUMNS) || (name in RELATIONS && typeof value === "object" && canonical(value) === RELATIONS[name]));
+  return selection.include ? relationsOk(selection.include, false) : !!selection.select && relationsOk(selection.select, true);
+}
+
+/** JSON with keys sorted: the same selection however its keys were merged */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(value);
+}
+
+/** JSON has no dates: timestamps (UTC, without zone) and DATE columns become Date as Prisma gives them. */
+const utc = (text: string | null) => (text === null ? null : new Date(text.length === 10 ? text : `${text}Z`));
+
+function userOf(json: string): OwnedRow {
+  const user = JSON.parse(json);
+  user.dateOfBirth = utc(user.dateOfBirth);
+  user.createdAt = utc(user.createdAt);
+  user.updatedAt = utc(user.updatedAt);
+  for (const d of user.documents) d.expiryDate = utc(d.expiryDate);
+  for (const c of user.checks) c.createdAt = utc(c.createdAt);
+  return user;
+}
+
+const loadUsers: BatchLoad = async (wanted, { rows }) => {
+  const clients: string[] = [];
+  const ids: string[] = [];
+  for (const [clientId, some] of wanted) for (const id of some) { clients.push(clientId); ids.push(id); }
+  return (await rows!(USERS_BY_IDS, [clients, ids])).map(([json]) => userOf(json as string));
+};
+
+/** The user `id` of `clientId` with the fields `selection` asks for, or null. */
+export function readUserById(db: Db, clientId: string, id: string, selection: Selection | undefined): Promise<User | null> {
+  const single = () => db.user.findFirst({ ...selection, where: { id, clientId } });
+  return statementCovers(selection) && rawRowsOf(db)
+    ? loadOwnedById(db, "user|statement", clientId, id, loadUsers, single)
+    : findOwnedById(db, "user", clientId, id, selection, single);
+}
