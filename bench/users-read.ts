@@ -10,7 +10,8 @@
  * then the app at half its measured rate for the latency a non-saturated server gives. Server CPU
  * per request comes from /proc/<pid>/stat, peak RSS from /proc/<pid>/status (VmHWM), live heap from
  * forced GCs after each of three rounds of reads. BENCH_SECONDS (default 8) per run,
- * BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (else DATABASE_URL, else the local test database).
+ * BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (else DATABASE_URL, else the local test database),
+ * BENCH_ROWS (comma-separated parts of row titles: only those rows).
  */
 import os from "node:os";
 import { build, check, CLIENTS, databaseUrl, dropSchema, gcMemory, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
@@ -57,7 +58,9 @@ const idle = await gcMemory(app);
 const idleRss = statusKiB(app.child.pid!, "VmRSS");
 
 const table: string[] = [];
-for (const row of rows) {
+// BENCH_ROWS=REST,user(id): only the rows whose title holds one of these (a quick A/B; the table to quote is all rows)
+const only = process.env.BENCH_ROWS?.split(",").filter(Boolean);
+for (const row of rows.filter((r) => !only || only.some((o) => r.title.includes(o)))) {
   const targets = row.perClient ? seeded.byClient : seeded.byId;
   await check(app, { targets, ...row.app });
   await check(raw, { targets, ...row.raw });

@@ -8,10 +8,10 @@
  * - a selection below the root that is itself a Prisma object: Pothos prisma loads those with the
  *   parent's query under graphql-js; under graphql-jit it fell back to a query per row, so such
  *   documents run on graphql-js `execute` (still parsed and validated once);
- * - variable coercion messages differ: variables are coerced by graphql-js first, and a document
- *   whose variables do not coerce runs on graphql-js, which words the errors the contract expects;
- * - its errors carry no `locations`: with `exactErrors` (the /graphql lane), a result with errors
- *   is run again on graphql-js, so the caller gets graphql-js's errors; a read has no side effect.
+ * - variable coercion messages differ, and its errors carry no `locations`: with `exactErrors` (both
+ *   lanes) a result with errors is run again on graphql-js, so the caller gets graphql-js's errors
+ *   (a read has no side effect); without it, variables are coerced by graphql-js first and a
+ *   document whose variables do not coerce runs on graphql-js.
  * Subscriptions and mutations never come here.
  */
 import { execute, getNamedType, type GraphQLError, getVariableValues, GraphQLObjectType, Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from "graphql";
@@ -46,7 +46,8 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
       const guarded = inputError(document, variables);
       if (guarded) return { errors: [maskError(guarded) as GraphQLError] };
       const { operation, jit } = planOf(document);
-      const compiled = jit && coercible(operation, variables) ? jit : null;
+      // with exactErrors any error is answered by graphql-js anyway: no need to coerce twice
+      const compiled = jit && (exactErrors || coercible(operation, variables)) ? jit : null;
       const classic = () => execute({ schema, document, variableValues: variables, contextValue }) as Promise<ExecutionResult>;
       let result = compiled ? await compiled.query(undefined, contextValue, variables) : await classic();
       if (compiled && exactErrors && result.errors?.length) result = await classic();

@@ -86,7 +86,7 @@ export function createLanes(deps: LaneDeps) {
           method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId,
           body: async () => ({ value: {}, form: false }), // a lane read has no body (isLaneRead)
           onRoute: (path) => { route = path; },
-        }, (r, variables) => compiled.execute(r.operation, variables, { ...services, principal, requestId }));
+        }, (r, variables) => compiled.execute(r.operation, variables, { ...services, principal, requestId }, { exactErrors: true }));
       }
     } catch (error) {
       const refusal = unexpectedProblem(services.logger, requestId, error);

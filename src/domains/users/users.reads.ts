@@ -24,8 +24,8 @@ const COLUMNS: Record<string, string> = {
   pendingEmail: "pending_email", pendingPhoneNumber: "pending_phone_number", version: "version", createdAt: "created_at", updatedAt: "updated_at",
 };
 
-/** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside). */
-const RELATIONS: Record<string, string> = { documents: canonical(REQUIREMENT_COLUMNS.documents), checks: canonical(LATEST_CHECK_PER_TYPE) };
+/** The relations the statement carries, in the very selection Pothos merges in for those two fields. */
+const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: LATEST_CHECK_PER_TYPE };
 
 const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([name, column]) => `'${name}', u.${column}`).join(", ")},
   'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
@@ -40,16 +40,25 @@ const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([n
  */
 export function statementCovers(selection: Selection | undefined) {
   if (!selection || (selection.select && selection.include)) return false;
-  const relationsOk = (wanted: Record<string, unknown>, columns: boolean) => Object.entries(wanted).every(([name, value]) =>
-    (columns && value === true && name in COLUMNS) || (name in RELATIONS && typeof value === "object" && canonical(value) === RELATIONS[name]));
-  return selection.include ? relationsOk(selection.include, false) : !!selection.select && relationsOk(selection.select, true);
+  const wanted = selection.include ?? selection.select;
+  if (!wanted) return false;
+  for (const name in wanted) {
+    const value = wanted[name];
+    if (value === true ? !(selection.select && name in COLUMNS) : !(name in RELATIONS && sameShape(value, RELATIONS[name]))) return false;
+  }
+  return true;
 }
 
-/** JSON with keys sorted: the same selection however its keys were merged */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  return JSON.stringify(value);
+/** Deep equality of plain selection values, key order aside (Pothos merges keys in its own order). */
+function sameShape(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) { if (!(key in y) || !sameShape(x[key], y[key])) return false; count++; }
+  for (const _ in y) count--;
+  return count === 0;
 }
 
 /** JSON has no dates: timestamps (UTC, without zone) and DATE columns become Date as Prisma gives them. */
