@@ -52,7 +52,12 @@ describe("the server process", () => {
     const headers = { authorization: `Bearer ${key}` };
     const missing: string[] = [];
     for (const email of acked) {
-      const res = await fetch(`${second.base}/v2/users?email=${encodeURIComponent(email)}`, { headers });
+      // a failed call says what the server printed: a crash shows as a reset connection here
+      const res = await fetch(`${second.base}/v2/users?email=${encodeURIComponent(email)}`, { headers })
+        .catch(async (error: Error) => {
+          const exit = await Promise.race([second.exited, sleep(500).then(() => null)]);
+          throw new Error(`${error.message} (${(error.cause as Error)?.message}); the server ${exit ? `exited ${exit.code ?? exit.signal}` : "still runs"} and printed:\n${second.output().slice(-3000)}`);
+        });
       const body = await res.json();
       if (res.status !== 200 || body.data?.length !== 1) missing.push(`${email}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     }
