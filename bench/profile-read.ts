@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-read.ts [rest|graphql]`: a CPU profile of the server under the bench's
+ * `npx tsx bench/profile-read.ts [rest|graphql|post]`: a CPU profile of the server under the bench's
  * read load (seeded schema as `npm run bench`), written to BENCH_PROFILE_DIR (default /tmp), and the
  * top self-time functions and packages printed. For finding what a read still costs, not a figure.
  */
@@ -11,14 +11,16 @@ const which = process.argv[2] ?? "rest";
 const dir = process.env.BENCH_PROFILE_DIR ?? "/tmp";
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 build();
-const { byId } = await seed();
+const { byId, byClient } = await seed();
 try {
   const app = await startApp([...startFlags(), "--cpu-prof", `--cpu-prof-dir=${dir}`]);
-  const load = which === "rest"
+  const load = which === "post"
+    ? { method: "POST" as const, path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) }
+    : which === "rest"
     ? { method: "GET" as const, path: "/v2/users/{id}" }
     : { method: "POST" as const, path: "/graphql", body: JSON.stringify({ query: "query($id: ID!) { user(id: $id) { id email firstName lastName phoneNumber status kycStatus createdAt updatedAt } }", variables: { id: "{id}" } }) };
-  await measured(app, { ...load, targets: byId, connections: 32, seconds: 2 });
-  const result = await measured(app, { ...load, targets: byId, connections: 32, seconds });
+  await measured(app, { ...load, targets: which === "post" ? byClient : byId, connections: 32, seconds: 2 });
+  const result = await measured(app, { ...load, targets: which === "post" ? byClient : byId, connections: 32, seconds });
   console.log(`${which}: ${Math.round(result.requests / seconds)} req/s, ${Math.round(result.cpuUs)} µs CPU/req`);
   const before = new Set(readdirSync(dir));
   app.child.kill("SIGINT");

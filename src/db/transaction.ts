@@ -25,6 +25,8 @@ export type Write = {
   emit<K extends keyof Topics>(topic: K, ...args: Topics[K]): void;
   /** a job, enqueued with the change (it runs only if the change commits) */
   enqueue<T extends object>(name: string, data: T, options?: Omit<SendOptions, "tx">): Promise<string | null>;
+  /** several jobs of one queue, in one statement */
+  enqueueMany(name: string, items: { data: object; singletonKey?: string }[]): Promise<void>;
 };
 
 export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Write) => Promise<T>, options?: { timeout?: number }): Promise<T> {
@@ -32,16 +34,18 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
   let eventIds: string[] = [];
   let relayJob: string | null = null;
   const queues = new Set<string>();
+  const jobsFor = (name: string) => {
+    if (!writer.jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
+    queues.add(name);
+    return writer.jobs;
+  };
   const result = await db.$transaction(async (tx) => {
     const value = await fn({
       tx,
       audit: (entry) => recordAudit(tx, writer, entry),
       emit: (topic, ...args) => { emitted.push([topic, ...args]); },
-      enqueue: (name, data, sendOptions) => {
-        if (!writer.jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
-        queues.add(name);
-        return writer.jobs.send(name, data, { ...sendOptions, tx });
-      },
+      enqueue: (name, data, sendOptions) => jobsFor(name).send(name, data, { ...sendOptions, tx }),
+      enqueueMany: (name, items) => jobsFor(name).sendMany(name, items, { tx }),
     });
     if (emitted.length) {
       const rows = await tx.event.createManyAndReturn({ data: outboxRows(emitted), select: { id: true, type: true, clientId: true, data: true, createdAt: true } });

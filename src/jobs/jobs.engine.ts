@@ -158,7 +158,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
     /** Enqueues many jobs in one statement (ids dedup: a job whose id exists is not queued again). */
-    async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date }[], options: { tx?: Tx } = {}) {
+    async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date; singletonKey?: string }[], options: { tx?: Tx } = {}) {
       if (!items.length) return;
       const rows = items.map(({ startAfter, ...rest }) => ({ name, ...rest, ...(startAfter ? { startAfter: startAfter.toISOString() } : {}) }));
       await boss.insert(rows, options.tx ? { db: transactionDb(options.tx) } : {});

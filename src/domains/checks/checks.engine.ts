@@ -23,18 +23,16 @@ export const CHECK_RUN_JOB = "checks.run";
  * Queues runs of `types` for a user inside the caller's write, reusing a queued run of the same type
  * (it takes the newest trigger: the latest reason it will run for). The reuse is an UPDATE of that
  * row: if a worker claimed it meanwhile (QUEUED → RUNNING), the update finds nothing and a new run is
- * queued, so a change is never judged on data read before it.
+ * queued, so a change is never judged on data read before it. Three statements whatever the number
+ * of types (reuse, new runs, their jobs); a user just created has nothing to reuse (`fresh`).
  */
-export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): Promise<CheckRun[]> {
-  const runs: CheckRun[] = [];
-  for (const type of types) {
-    const [queued] = await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type, status: "QUEUED" }, data: { trigger } });
-    if (queued) { runs.push(queued); continue; }
-    const run = await write.tx.checkRun.create({ data: { ...target, type, trigger } });
-    await write.enqueue(CHECK_RUN_JOB, { checkId: run.id }, { singletonKey: run.id });
-    runs.push(run);
-  }
-  return runs;
+export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger, { fresh = false } = {}): Promise<CheckRun[]> {
+  if (!types.length) return [];
+  const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
+  const missing = types.filter((type) => !reused.some((run) => run.type === type));
+  const created = missing.length ? await write.tx.checkRun.createManyAndReturn({ data: missing.map((type) => ({ ...target, type, trigger })) }) : [];
+  if (created.length) await write.enqueueMany(CHECK_RUN_JOB, created.map((run) => ({ data: { checkId: run.id }, singletonKey: run.id })));
+  return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
 }
 
 /** A run as events and webhooks show it (REST names). */

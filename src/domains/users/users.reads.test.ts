@@ -88,3 +88,24 @@ describe.each(backends)("a user read by id as one statement (%s)", (backend) => 
     expect(queries.filter((q) => !q.includes("compliance-version-check")), queries.join("\n")).toHaveLength(1);
   });
 });
+
+describe.each(backends)("creating a user (%s)", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(backend, { JOBS: "0" }); });
+  afterAll(() => t?.stop());
+
+  it("takes seven statements: uniqueness, the user, its audit, three check runs and their jobs in one each, the answer", async () => {
+    const { key } = await t.createClient("Counted");
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "Warm", last_name: "Up", email: "warm@example.com" } });
+    const { result, queries } = await t.app.database.countQueries(() =>
+      t.rest("POST", "/v2/users", { key, body: { first_name: "Cy", last_name: "Ng", email: "cy@example.com", date_of_birth: "1991-02-03" } }));
+    expect(result.status).toBe(201);
+    expect(result.body).toMatchObject({ first_name: "Cy", date_of_birth: "1991-02-03", risk_assessment_status: "PENDING", status: "PENDING" });
+    const own = queries.filter((q) => !q.includes("compliance-version-check"));
+    expect(own.filter((q) => /insert into "?[\w"]*\.?"?check_runs/i.test(q))).toHaveLength(1);
+    expect(own.filter((q) => /insert into [\w"]*\.?job/i.test(q))).toHaveLength(1);
+    expect(own.length, own.join("\n")).toBeLessThanOrEqual(7);
+    const runs = await t.db.checkRun.findMany({ where: { userId: result.body.user_id } });
+    expect(runs.map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+  });
+});

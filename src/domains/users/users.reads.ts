@@ -7,6 +7,7 @@
  * compiler per batch. Any other selection (a relation with other fields, `include`) is Prisma's.
  */
 import type { Db } from "../../db/client.js";
+import type { Tx } from "../../db/transaction.js";
 import type { User } from "../../../generated/prisma/client.js";
 import { findOwnedById, loadOwnedById, rawRowsOf, type BatchLoad, type OwnedRow } from "../../db/batched-reads.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
@@ -32,7 +33,7 @@ const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([n
      from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status = 'ACTIVE'), '[]'::json),
   'checks', coalesce((select json_agg(json_build_object('type', c.type, 'status', c.status, 'createdAt', c.created_at) order by c.created_at desc)
      from (select distinct on (r.type) r.type, r.status, r.created_at from check_runs r where r.user_id = u.id order by r.type, r.created_at desc) c), '[]'::json)
-)::text from unnest($1::uuid[], $2::uuid[]) as w(client_id, id) join users u on u.id = w.id and u.client_id = w.client_id`;
+)::text as "user" from unnest($1::uuid[], $2::uuid[]) as w(client_id, id) join users u on u.id = w.id and u.client_id = w.client_id`;
 
 /**
  * true when the statement's row holds everything `selection` asks for: Pothos's `include` (every
@@ -82,9 +83,12 @@ const loadUsers: BatchLoad = async (wanted, { rows }) => {
 };
 
 /** The user `id` of `clientId` with the fields `selection` asks for, or null. */
-export function readUserById(db: Db, clientId: string, id: string, selection: Selection | undefined): Promise<User | null> {
-  const single = () => db.user.findFirst({ ...selection, where: { id, clientId } });
-  return statementCovers(selection) && rawRowsOf(db)
-    ? loadOwnedById(db, "user|statement", clientId, id, loadUsers, single)
-    : findOwnedById(db, "user", clientId, id, selection, single);
+export function readUserById(db: Db | Tx, clientId: string, id: string, selection: Selection | undefined): Promise<User | null> {
+  if (!statementCovers(selection)) return findOwnedById(db, "user", clientId, id, selection, () => db.user.findFirst({ ...selection, where: { id, clientId } }));
+  // unbatched (a transaction's client): the same statement through Prisma, one row
+  const single = async () => {
+    const [row] = await db.$queryRawUnsafe<{ user: string }[]>(USERS_BY_IDS, [clientId], [id]);
+    return row ? (userOf(row.user) as unknown as User) : null;
+  };
+  return rawRowsOf(db) ? loadOwnedById(db, "user|statement", clientId, id, loadUsers, single) : single();
 }

@@ -37,9 +37,9 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
     await assertUnique(write.tx, clientId, checked, null);
     const user = await write.tx.user.create({ select: { id: true }, data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
     await write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
-    await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED");
+    await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED", { fresh: true });
     // read again: the answer shows the queued runs (risk_assessment_status PENDING, User.checks)
-    return write.tx.user.findUniqueOrThrow({ ...withBase(query), where: { id: user.id } });
+    return (await readUserById(write.tx, clientId, user.id, withBase(query)))!;
   }).catch(uniqueViolation);
 }
 
