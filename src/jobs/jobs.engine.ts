@@ -242,7 +242,10 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
         });
         for (const job of jobs) {
           inFlight++;
-          const done: Promise<void> = run(job).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) void fetchMore(); });
+          // the refill waits for the event loop's next turn: on PGlite a whole run resolves in
+          // microtasks, and runs refilling each other at once starved every socket for seconds
+          // (the restarted server of the SIGKILL fault test, working its check backlog)
+          const done: Promise<void> = run(job).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) setImmediate(() => void fetchMore()); });
           running.add(done);
         }
         if (jobs.length === room) again = true; // there may be more waiting

@@ -117,3 +117,31 @@ describe("the job engine's API (pglite)", () => {
     expect(typeof jobs.boss.fail).toBe("function");
   });
 });
+
+describe("a backlog worked on the embedded database (pglite)", () => {
+  it("lets the event loop turn between jobs: sockets are served while a backlog of quick jobs is worked", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { createJobs } = await import("./jobs.engine.js");
+    const pglite = new PGlite();
+    const jobs = createJobs({ pglite } as never, { error() {}, warn() {}, info() {}, debug() {} } as never);
+    const trace: string[] = [];
+    let left = 60;
+    let finished!: () => void;
+    const all = new Promise<void>((r) => { finished = r; });
+    // a job that only talks to PGlite resolves in microtasks, as a check run does there
+    await jobs.start();
+    await jobs.define({ name: "test.backlog", eager: true, each: { concurrency: 4, run: async () => { await pglite.query("select 1"); trace.push("job"); if (--left === 0) finished(); } } });
+    await jobs.sendMany("test.backlog", Array.from({ length: 60 }, () => ({ data: {} })));
+    let ticking = true;
+    const tick = () => { trace.push("turn"); if (ticking) setImmediate(tick); };
+    setImmediate(tick);
+    jobs.notify("test.backlog");
+    await all;
+    ticking = false;
+    await jobs.stop();
+    await pglite.close();
+    // the longest stretch of jobs with no turn of the event loop in between: one refill, not the backlog
+    const longest = Math.max(...trace.join(",").split("turn").map((s) => s.split(",").filter((x) => x === "job").length));
+    expect(longest).toBeLessThanOrEqual(8);
+  });
+});
