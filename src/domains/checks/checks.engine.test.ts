@@ -182,6 +182,16 @@ describe("coalescing (jobs not worked)", () => {
     expect(await t.db.checkRun.count({ where: { userId } })).toBe(3);
     expect((await t.db.checkRun.findFirst({ where: { userId, type: "KYC" } }))?.trigger).toBe("DOCUMENT_CHANGED");
   });
+
+  it("queues checks only for what a change really changes: the same name sent again screens nobody", async () => {
+    const { key } = await t.createClient("Resender");
+    const userId = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Bea", last_name: "Lima", email: "bea@example.com" } })).body.user_id;
+    await t.db.checkRun.updateMany({ where: { userId }, data: { status: "CLEAR" } }); // done: nothing left to reuse
+    expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: { last_name: "Lima", locale: "pt-BR" } })).status).toBe(200);
+    expect(await t.db.checkRun.count({ where: { userId } })).toBe(3);
+    expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: { last_name: "Lima Souza" } })).status).toBe(200);
+    expect((await t.db.checkRun.findMany({ where: { userId, status: "QUEUED" } })).map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING"]);
+  });
 });
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";

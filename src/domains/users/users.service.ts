@@ -55,7 +55,8 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
     if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
     const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
     // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
-    if (!changesAnything(ctx, current, data)) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
+    const changed = changedColumns(ctx, current, data);
+    if (!changed.length) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
     await assertUnique(tx, clientId, checked, id);
     // optimistic: the row must still be at the version just read, or a concurrent write won
     const user = await tx.user.update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
@@ -64,7 +65,8 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
         throw error;
       });
     await audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
-    await enqueueChecks(write, { clientId, userId: id }, checksForChange(Object.keys(data)), "USER_UPDATED");
+    // only what really changed calls for checks: a PUT resending the same name screens nobody again
+    await enqueueChecks(write, { clientId, userId: id }, checksForChange(changed), "USER_UPDATED");
     if (checked.status && checked.status !== current.status)
       emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
     return user;
@@ -122,9 +124,10 @@ function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUnchec
   return data;
 }
 
-/** Whether writing `data` would change the stored row (ciphertexts compared by their plain text). */
-function changesAnything(ctx: RequestContext, current: Record<string, unknown>, data: Prisma.UserUncheckedUpdateInput) {
-  return Object.entries(data).some(([column, next]) => {
+/** The columns of `data` whose value differs from the stored row (ciphertexts compared by their plain text). */
+function changedColumns(ctx: RequestContext, current: Record<string, unknown>, data: Prisma.UserUncheckedUpdateInput) {
+  return Object.keys(data).filter((column) => {
+    const next = (data as Record<string, unknown>)[column];
     const now = current[column];
     if (next === Prisma.DbNull || next === null) return now !== null;
     if (now === null || now === undefined) return true;
