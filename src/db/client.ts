@@ -80,9 +80,10 @@ export async function createDb(options: DbOptions): Promise<Database> {
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
   // batched hot reads run plain statements on Prisma's own pool (or PGlite), recorded as Prisma's are
-  const rows: RawRows = pool
-    ? async (sql, params) => { recorder?.push(sql); return (await pool.query<unknown[]>({ text: sql, values: params, rowMode: "array" })).rows; }
-    : async (sql, params) => { recorder?.push(sql); return (await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows; };
+  const rows: RawRows = async (sql, params) => {
+    recorder?.push(sql);
+    return (pool ? await pool.query<unknown[]>({ text: sql, values: params, rowMode: "array" }) : await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows;
+  };
   batchReadsOf(prisma, rows);
   return {
     prisma, kind, ephemeral, pglite,

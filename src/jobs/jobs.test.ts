@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../context.js";
+import { PGlite } from "@electric-sql/pglite";
 import { withTransaction } from "../db/transaction.js";
+import { createJobs } from "./jobs.engine.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
 describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
@@ -83,17 +85,20 @@ describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instanc
   }, 90_000);
 });
 
+/** A job engine alone on a fresh in-memory PGlite, its errors handed to `onError`. */
+function engineOnPGlite(onError: (entry: { err: string }) => void = () => {}) {
+  const pglite = new PGlite();
+  const quiet = () => {};
+  return { pglite, jobs: createJobs({ pglite } as never, { error: onError, warn: quiet, info: quiet, debug: quiet } as never) };
+}
+
 describe("a job that ends while the database is gone (pglite)", () => {
   it("is logged as an engine error, not left as an unhandled rejection that would end the process", async () => {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const { createJobs } = await import("./jobs.engine.js");
-    const pglite = new PGlite();
     const errors: string[] = [];
-    const logger = { error: (o: { err: string }) => errors.push(o.err), warn: () => {}, info: () => {}, debug: () => {} };
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
-    const jobs = createJobs({ pglite } as never, logger as never);
+    const { pglite, jobs } = engineOnPGlite((o) => errors.push(o.err));
     let ran!: () => void;
     const handled = new Promise<void>((r) => { ran = r; });
     await jobs.define({ name: "test.outage", workOptions: { pollingIntervalSeconds: 0.5 }, work: async () => { await pglite.close(); ran(); } });
@@ -110,9 +115,7 @@ describe("a job that ends while the database is gone (pglite)", () => {
 
 describe("the job engine's API (pglite)", () => {
   it("still offers complete and fail by name", async () => {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const { createJobs } = await import("./jobs.engine.js");
-    const jobs = createJobs({ pglite: new PGlite() } as never, { error() {}, warn() {}, info() {}, debug() {} } as never);
+    const { jobs } = engineOnPGlite();
     expect(typeof jobs.boss.complete).toBe("function");
     expect(typeof jobs.boss.fail).toBe("function");
   });
@@ -120,10 +123,7 @@ describe("the job engine's API (pglite)", () => {
 
 describe("a backlog worked on the embedded database (pglite)", () => {
   it("lets the event loop turn between jobs: sockets are served while a backlog of quick jobs is worked", async () => {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const { createJobs } = await import("./jobs.engine.js");
-    const pglite = new PGlite();
-    const jobs = createJobs({ pglite } as never, { error() {}, warn() {}, info() {}, debug() {} } as never);
+    const { pglite, jobs } = engineOnPGlite();
     const trace: string[] = [];
     let left = 60;
     let finished!: () => void;

@@ -16,7 +16,7 @@ import { problemFromGraphQL, problemReply } from "./problem.js";
 import type { RestBody } from "./request-body.js";
 import { readBodyInput, readQueryInput } from "./rest-input.js";
 import type { CompiledRoute } from "./routes.js";
-import { matchRoute } from "./routes.js";
+import { matchRoute, type Match } from "./routes.js";
 import type { Reply, SharedCache } from "./shared-cache.js";
 
 export type RouteAnswerOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache; legacy?: LegacyPolicy };
@@ -29,6 +29,8 @@ export type RestCall = {
   body(maxBytes: number): Promise<RestBody>;
   /** the matched route's template, for logs and metrics */
   onRoute(path: string): void;
+  /** the route table's match, when the transport already made it (the lane, to decide it is its own) */
+  match?: Match;
 };
 
 /** Runs a route's document with these variables for the call's principal: the transport's executor. */
@@ -41,7 +43,7 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
   return async (call: RestCall, execute: Execute): Promise<Reply> => {
     const { requestId, principal } = call;
     try {
-      const match = matchRoute(table, call.method, call.pathname);
+      const match = call.match !== undefined ? call.match : matchRoute(table, call.method, call.pathname);
       if (!match) return problemReply({ code: "NOT_FOUND", detail: `No route ${call.pathname}; see /openapi.json.` }, requestId);
       if ("allow" in match)
         return problemReply({ code: "METHOD_NOT_ALLOWED", detail: `${call.method} is not allowed here; use ${match.allow.join(", ")}.` }, requestId, { allow: match.allow.join(", ") });

@@ -24,7 +24,7 @@ import type { Metrics } from "../lib/metrics.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import { graphqlErrorReply, problemReply } from "../rest/problem.js";
 import type { Reply } from "../rest/shared-cache.js";
-import { matchRoute, type CompiledRoute } from "../rest/routes.js";
+import { matchRoute, type CompiledRoute, type Match } from "../rest/routes.js";
 import { identify } from "./plugins/use-authentication.js";
 import type { RateLimiter } from "./plugins/use-rate-limit.js";
 import { documentKey, type ValidatedDocuments } from "./plugins/use-validated-documents.js";
@@ -58,16 +58,16 @@ export function createLanes(deps: LaneDeps) {
   const { services, metrics, table, answerRoute, rateLimiter, compiled } = deps;
   const log = { logger: services.logger, metrics };
 
-  const isLaneRead = (req: IncomingMessage, pathname: string) => {
-    if (req.method !== "GET" || req.headers.origin !== undefined || hasBody(req) || isGraphQLPath(pathname)) return false;
-    // a path that does not decode, no route, 405 and v1 routes: yoga answers them
+  /** the route a lane read answers, or null: a path that does not decode, no route, 405 and v1 routes are yoga's */
+  const laneRoute = (req: IncomingMessage, pathname: string): Match => {
+    if (req.method !== "GET" || req.headers.origin !== undefined || hasBody(req) || isGraphQLPath(pathname)) return null;
     try {
       const match = matchRoute(table, "GET", pathname);
-      return !!match && "route" in match && !match.route.successor;
-    } catch { return false; }
+      return match && "route" in match && !match.route.successor ? match : null;
+    } catch { return null; }
   };
 
-  async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string) {
+  async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, match: Match) {
     const started = performance.now();
     const headers = nodeHeaders(req);
     const requestId = requestIdFrom(headers.get("x-request-id"));
@@ -83,8 +83,8 @@ export function createLanes(deps: LaneDeps) {
         limitHeaders = limited?.headers ?? {};
         const principal = who.principal;
         reply = await answerRoute({
-          method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId,
-          body: async () => ({ value: {}, form: false }), // a lane read has no body (isLaneRead)
+          method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId, match,
+          body: async () => ({ value: {}, form: false }), // a lane read has no body (laneRoute)
           onRoute: (path) => { route = path; },
         }, (r, variables) => compiled.execute(r.operation, variables, { ...services, principal, requestId }, { exactErrors: true }));
       }
@@ -146,7 +146,8 @@ export function createLanes(deps: LaneDeps) {
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? "" : url.slice(q);
-    if (isLaneRead(req, pathname)) { metrics.countLane("rest"); await restLane(req, res, pathname, search); return true; }
+    const match = laneRoute(req, pathname);
+    if (match) { metrics.countLane("rest"); await restLane(req, res, pathname, search, match); return true; }
     // a body that never arrives whole (the caller hung up) ends here: there is no one to answer
     if (isLaneQuery(req, pathname)) return graphqlLane(req, res).catch(() => { res.destroy(); return true; });
     return false;

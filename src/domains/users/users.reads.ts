@@ -6,6 +6,7 @@
  * JSON value per row. Prisma's findMany with that selection took three statements and its query
  * compiler per batch. Any other selection (a relation with other fields, `include`) is Prisma's.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
 import type { User } from "../../../generated/prisma/client.js";
@@ -25,7 +26,7 @@ const COLUMNS: Record<string, string> = {
   pendingEmail: "pending_email", pendingPhoneNumber: "pending_phone_number", version: "version", createdAt: "created_at", updatedAt: "updated_at",
 };
 
-/** The relations the statement carries, in the very selection Pothos merges in for those two fields. */
+/** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside: isDeepStrictEqual ignores it). */
 const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: LATEST_CHECK_PER_TYPE };
 
 const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([name, column]) => `'${name}', u.${column}`).join(", ")},
@@ -45,21 +46,9 @@ export function statementCovers(selection: Selection | undefined) {
   if (!wanted) return false;
   for (const name in wanted) {
     const value = wanted[name];
-    if (value === true ? !(selection.select && name in COLUMNS) : !(name in RELATIONS && sameShape(value, RELATIONS[name]))) return false;
+    if (value === true ? !(selection.select && name in COLUMNS) : !(name in RELATIONS && isDeepStrictEqual(value, RELATIONS[name]))) return false;
   }
   return true;
-}
-
-/** Deep equality of plain selection values, key order aside (Pothos merges keys in its own order). */
-function sameShape(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const key in x) { if (!(key in y) || !sameShape(x[key], y[key])) return false; count++; }
-  for (const _ in y) count--;
-  return count === 0;
 }
 
 /** JSON has no dates: timestamps (UTC, without zone) and DATE columns become Date as Prisma gives them. */
