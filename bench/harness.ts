@@ -75,6 +75,23 @@ export async function seed(): Promise<{ byId: Target[]; byClient: Target[] }> {
   return { byId, byClient };
 }
 
+/**
+ * Waits until the app's job queue holds nothing due or running (the check runs a write row queued),
+ * so that the next row is not measured while the last one's backlog is worked. Returns the seconds waited.
+ */
+export async function drainJobs(): Promise<number> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { rows: [{ open }] } = await admin.query(`select count(*)::int as open from "${bossSchemaFor(schema)}".job where state in ('created', 'retry', 'active') and start_after <= now()`);
+      if (open === 0 || Date.now() - started > 300_000) return (Date.now() - started) / 1000;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally { await admin.end(); }
+}
+
 /** node flags of `npm start` (package.json), so the bench runs the server as it is deployed */
 export function startFlags(): string[] {
   const start = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start as string;
@@ -136,11 +153,15 @@ function cpuMicros(pid: number) {
 
 export const statusKiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 
-/** load on `server`, with the CPU it spent per completed request */
-export async function measured(server: Server, load: Omit<Load, "base">) {
+/**
+ * load on `server`, with the CPU it spent per completed request; with `drain`, the jobs the load
+ * queued are worked before the next load, and their CPU counts in the requests' (`drained`: seconds)
+ */
+export async function measured(server: Server, load: Omit<Load, "base">, { drain = false } = {}) {
   const before = cpuMicros(server.child.pid!);
   const result = await runLoad({ ...load, base: server.base });
-  return { ...result, cpuUs: (cpuMicros(server.child.pid!) - before) / Math.max(result.requests, 1) };
+  const drained = drain ? await drainJobs() : 0;
+  return { ...result, drained, cpuUs: (cpuMicros(server.child.pid!) - before) / Math.max(result.requests, 1) };
 }
 
 export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {

@@ -14,7 +14,7 @@
  * BENCH_ROWS (comma-separated parts of row titles: only those rows).
  */
 import os from "node:os";
-import { build, check, CLIENTS, databaseUrl, dropSchema, gcMemory, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
+import { build, check, CLIENTS, databaseUrl, drainJobs, dropSchema, gcMemory, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
 import type { Load } from "./load-worker.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -58,6 +58,7 @@ const idle = await gcMemory(app);
 const idleRss = statusKiB(app.child.pid!, "VmRSS");
 
 const table: string[] = [];
+const drains: string[] = [];
 // BENCH_ROWS=REST,user(id): only the rows whose title holds one of these (a quick A/B; the table to quote is all rows)
 const only = process.env.BENCH_ROWS?.split(",").filter(Boolean);
 for (const row of rows.filter((r) => !only || only.some((o) => r.title.includes(o)))) {
@@ -65,11 +66,14 @@ for (const row of rows.filter((r) => !only || only.some((o) => r.title.includes(
   await check(app, { targets, ...row.app });
   await check(raw, { targets, ...row.raw });
   const common = { targets, connections };
+  // a write row leaves check runs queued: each app run's are worked before the next run (and count in its CPU)
   await runLoad({ ...common, ...row.app, base: app.base, seconds: 2 }); // warm-up: JIT, pools, caches
-  const full = await measured(app, { ...common, ...row.app, seconds });
+  await drainJobs();
+  const full = await measured(app, { ...common, ...row.app, seconds }, { drain: true });
   await runLoad({ ...common, ...row.raw, base: raw.base, seconds: 1 });
   const base = await measured(raw, { ...common, ...row.raw, seconds });
-  const half = await measured(app, { ...common, ...row.app, seconds, rate: Math.max(1, Math.round(full.rps / 2)) });
+  const half = await measured(app, { ...common, ...row.app, seconds, rate: Math.max(1, Math.round(full.rps / 2)) }, { drain: true });
+  if (full.drained > 1) drains.push(`${row.title.split(" ").slice(0, 3).join(" ")}: ${full.drained.toFixed(0)} s after the full run, ${half.drained.toFixed(0)} s after the half`);
   const errors = full.errors + full.non2xx + half.errors + half.non2xx + base.errors + base.non2xx;
   const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
   console.error(line);
@@ -97,7 +101,9 @@ ${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run fo
 ${table.join("\n")}
 
 app memory: RSS after imports / migrations / build ${JSON.stringify(app.phases)} MiB; idle after GC RSS ${Math.round(idleRss / 1024)} MiB (heap ${mib(idle.heapUsed)} MiB); peak RSS ${Math.round(hwm / 1024)} MiB (VmHWM; sampled under load ${Math.round(peakSampled / 1024)} MiB);
-live heap after GC after each of three read rounds: ${heaps.join(" → ")} MiB (growth ${heaps[2] - heaps[0]} MiB); RSS after GC at the end ${mib(afterGc.rss)} MiB.`);
+live heap after GC after each of three read rounds: ${heaps.join(" → ")} MiB (growth ${heaps[2] - heaps[0]} MiB); RSS after GC at the end ${mib(afterGc.rss)} MiB.
+half-peak rows are an open loop (bench/load-worker.ts \`paced\`): latency counts from when a request was due.
+${drains.length ? `the check runs a write run queued were worked before the next run (CPU µs/req includes them): ${drains.join("; ")}.` : ""}`);
 
 // the servers stop first: the app's workers still writing would deadlock with the drop
 await Promise.all([app.child, raw.child].map((child) => new Promise((resolve) => { if (child.exitCode !== null) return resolve(null); child.once("exit", resolve); child.kill("SIGTERM"); })));
