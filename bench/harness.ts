@@ -70,7 +70,8 @@ export async function seed(): Promise<{ byId: Target[]; byClient: Target[] }> {
       clientId: client.id, userId, type: "KYC" as const, status: "CLEAR" as const, trigger: "VERIFICATION" as const,
     })) });
   }
-  await db.prisma.$executeRawUnsafe("analyze");
+  // vacuumed now, or autovacuum visits the fresh tables during the first rows (on a 2-core machine)
+  await db.prisma.$executeRawUnsafe("vacuum analyze");
   await db.close();
   return { byId, byClient };
 }
@@ -167,6 +168,12 @@ export async function measured(server: Server, load: Omit<Load, "base">, { drain
 export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
   app.child.send("gc");
   return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { memory: NodeJS.MemoryUsage }).memory)));
+}
+
+/** the server's event-loop delay (ms) since the last call: a stalled server, as opposed to a slow load generator */
+export function loopDelay(app: Server): Promise<{ p50: number; p99: number; max: number }> {
+  app.child.send("loop");
+  return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { loop: { p50: number; p99: number; max: number } }).loop)));
 }
 
 /** one request first: a row whose answer is an error (a GraphQL error comes with 200) measures nothing */

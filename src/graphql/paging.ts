@@ -3,11 +3,11 @@
  * `totalCount`, and the cursors are offsets, so the REST shim can turn `page`/`records_per_page`
  * into `first`/`after` exactly. Bad paging arguments are VALIDATION_FAILED naming the argument.
  */
-import { queryFromInfo } from "@pothos/plugin-prisma";
 import { cursorToOffset, offsetToCursor, resolveArrayConnection, resolveOffsetConnection } from "@pothos/plugin-relay";
 import type { GraphQLResolveInfo } from "graphql";
 import type { RequestContext } from "../context.js";
 import type { SchemaTypes } from "./builder.js";
+import { plannedQuery } from "./planned-query.js";
 import { invalid } from "../lib/errors.js";
 
 export const MAX_PAGE_SIZE = 100;
@@ -70,7 +70,7 @@ export type Found = { count: () => Promise<number>; page: (window: { offset: num
  */
 export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found) =>
   (_root: unknown, args: A & PageArgs, ctx: RequestContext, info: GraphQLResolveInfo) => {
-    const found = find(ctx, args, queryFromInfo({ context: ctx, info, path: ["edges", "node"], typeName }) as never);
+    const found = find(ctx, args, plannedQuery(ctx, info, { path: ["edges", "node"], typeName }) as never);
     return offsetConnection(args, found.count, found.page) as never;
   };
 

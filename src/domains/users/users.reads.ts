@@ -41,7 +41,17 @@ const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([n
  * column, plus relations) or `select`, with relations only in the shapes above
  */
 export function statementCovers(selection: Selection | undefined) {
-  if (!selection || (selection.select && selection.include)) return false;
+  if (!selection) return false;
+  // a document's planned selection is one object for every request (graphql/planned-query.ts): asked once
+  let covers = covered.get(selection);
+  if (covers === undefined) covered.set(selection, (covers = coveredBy(selection)));
+  return covers;
+}
+
+const covered = new WeakMap<Selection, boolean>();
+
+function coveredBy(selection: Selection) {
+  if (selection.select && selection.include) return false;
   const wanted = selection.include ?? selection.select;
   if (!wanted) return false;
   for (const name in wanted) {

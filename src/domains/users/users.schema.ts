@@ -2,6 +2,7 @@
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
+import { plannedQuery } from "../../graphql/planned-query.js";
 import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
@@ -111,10 +112,11 @@ const UpdateUserAddressInput = builder.inputType("UpdateUserAddressInput", {
 });
 
 builder.queryFields((t) => ({
-  user: t.prismaField({
-    type: "User", authScopes: { scope: "users:read" },
+  // the hot read: Pothos's query planned once per document (graphql/planned-query.ts), not per request
+  user: t.field({
+    type: User, authScopes: { scope: "users:read" },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, { id }, ctx) => getUser(ctx, String(id), query),
+    resolve: (_root, { id }, ctx, info) => getUser(ctx, String(id), plannedQuery(ctx, info) as never),
   }),
   users: t.connection({
     type: User, authScopes: { scope: "users:read" },

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../test/helpers/app.js";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+
+describe("Pothos's query planned once per document (graphql/planned-query.ts)", () => {
+  let t: TestApp;
+  let key: string;
+  let withDocs: string;
+  let bare: string;
+
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { JOBS: "0" });
+    ({ key } = await t.createClient("Planned"));
+    const user = async (email: string) => (await t.rest("POST", "/v2/users", { key, body: { first_name: "Pia", last_name: "Lund", email } })).body.user_id as string;
+    withDocs = await user("pia@example.com");
+    bare = await user("bare@example.com");
+    const upload = (document_type: string) => t.rest("POST", "/v2/users/authentications/documents", { key, body: {
+      user_id: withDocs, document_type, document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14",
+      file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG },
+    } });
+    expect((await upload("PASSPORT")).status).toBe(201);
+    const gone = await upload("NATIONAL_ID");
+    expect((await t.rest("DELETE", `/v2/users/authentications/documents/${gone.body.document_id}`, { key })).status).toBeLessThan(300);
+  });
+  afterAll(() => t?.stop());
+
+  it("answers each request from its own rows, the relations loaded with the user as on the first request", async () => {
+    const query = "query($id: ID!) { user(id: $id) { id documents { documentType status } checks(first: 1) { type } } }";
+    const first = await t.app.database.countQueries(() => t.gql(key, query, { id: withDocs }));
+    const second = await t.app.database.countQueries(() => t.gql(key, query, { id: bare }));
+    const third = await t.app.database.countQueries(() => t.gql(key, query, { id: withDocs }));
+    expect(first.result.body.data.user).toMatchObject({ id: withDocs, documents: [{ documentType: "PASSPORT", status: "ACTIVE" }], checks: [{}] });
+    expect(second.result.body.data.user).toMatchObject({ id: bare, documents: [], checks: [{}] });
+    expect(third.result.body).toEqual(first.result.body);
+    // the replayed plan still records the mappings the relations look up: no relation loads on its
+    // own, so each read takes the statements of Pothos's own planning (a selection reading a
+    // variable is planned by Pothos on every request)
+    const byPothos = await t.app.database.countQueries(() => t.gql(key, query.replace("documents {", "documents @include(if: $yes) {").replace("$id: ID!", "$id: ID!, $yes: Boolean!"), { id: bare, yes: true }));
+    expect(byPothos.result.body.data.user).toEqual(second.result.body.data.user);
+    for (const read of [first, second, third]) expect(read.queries.length).toBe(byPothos.queries.length);
+  });
+
+  it("plans again, per request, a selection that reads a variable", async () => {
+    const byStatus = "query($id: ID!, $status: DocumentStatus) { user(id: $id) { documents(status: $status) { documentType status } } }";
+    expect((await t.gql(key, byStatus, { id: withDocs, status: "DELETED" })).body.data.user.documents).toEqual([{ documentType: "NATIONAL_ID", status: "DELETED" }]);
+    expect((await t.gql(key, byStatus, { id: withDocs, status: null })).body.data.user.documents).toEqual([{ documentType: "PASSPORT", status: "ACTIVE" }]);
+    const included = "query($id: ID!, $docs: Boolean!) { user(id: $id) { id documents @include(if: $docs) { documentType } } }";
+    expect((await t.gql(key, included, { id: withDocs, docs: false })).body.data.user).toEqual({ id: withDocs });
+    expect((await t.gql(key, included, { id: withDocs, docs: true })).body.data.user).toEqual({ id: withDocs, documents: [{ documentType: "PASSPORT" }] });
+  });
+
+  it("plans a list's nodes once too: a page answers as the first one did", async () => {
+    const list = "{ users(first: 10) { edges { node { id documents { documentType } } } } }";
+    const first = await t.gql(key, list);
+    const again = await t.gql(key, list);
+    expect(again.body).toEqual(first.body);
+    const byId = Object.fromEntries(first.body.data.users.edges.map((e: { node: { id: string; documents: unknown[] } }) => [e.node.id, e.node.documents]));
+    expect(byId).toEqual({ [withDocs]: [{ documentType: "PASSPORT" }], [bare]: [] });
+  });
+});
