@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-read.ts [rest|graphql|post]`: a CPU profile of the server under the bench's
+ * `npx tsx bench/profile-read.ts [rest|graphql|post|list]`: a CPU profile of the server under the bench's
  * read load (seeded schema as `npm run bench`), written to BENCH_PROFILE_DIR (default /tmp), and the
  * top self-time functions and packages printed. For finding what a read still costs, not a figure.
  */
@@ -14,14 +14,16 @@ build();
 const { byId, byClient } = await seed();
 try {
   const app = await startApp([...startFlags(), "--cpu-prof", `--cpu-prof-dir=${dir}`]);
-  const load = which === "post"
+  const load = which === "list"
+    ? { method: "POST" as const, path: "/graphql", body: JSON.stringify({ query: "{ users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }" }) }
+    : which === "post"
     ? { method: "POST" as const, path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) }
     : which === "rest"
     ? { method: "GET" as const, path: "/v2/users/{id}" }
     : { method: "POST" as const, path: "/graphql", body: JSON.stringify({ query: "query($id: ID!) { user(id: $id) { id email firstName lastName phoneNumber status kycStatus createdAt updatedAt } }", variables: { id: "{id}" } }) };
-  await measured(app, { ...load, targets: which === "post" ? byClient : byId, connections: 32, seconds: 2 });
+  await measured(app, { ...load, targets: which === "post" || which === "list" ? byClient : byId, connections: 32, seconds: 2 });
   // a POST queues three check runs: they are worked before the profile ends, so their cost is in it
-  const result = await measured(app, { ...load, targets: which === "post" ? byClient : byId, connections: 32, seconds }, { drain: which === "post" });
+  const result = await measured(app, { ...load, targets: which === "post" || which === "list" ? byClient : byId, connections: 32, seconds }, { drain: which === "post" });
   console.log(`${which}: ${Math.round(result.requests / seconds)} req/s, ${Math.round(result.cpuUs)} µs CPU/req`);
   const before = new Set(readdirSync(dir));
   app.child.kill("SIGINT");

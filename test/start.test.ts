@@ -43,6 +43,9 @@ describe("npm start", () => {
     const auth = { authorization: `Bearer ${bootstrap.api_key}`, "content-type": "application/json" };
     const typename = await fetch(`${base}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: "{ __typename }" }) });
     expect(await typename.json()).toEqual({ data: { __typename: "Query" } });
+    // a query is a read, through yoga (first) and the lean lane (then): logged at debug, like a GET
+    for (const id of ["start-test-query-1", "start-test-query-2"])
+      expect((await fetch(`${base}/graphql`, { method: "POST", headers: { ...auth, "x-request-id": id }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })).status).toBe(200);
     const created = await (await fetch(`${base}/v2/users`, { method: "POST", headers: { ...auth, "x-request-id": "start-test-1" }, body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com", tax_id: "Z99887766" }) })).json();
     // one structured JSON line per write, carrying the request id and no personal data
     // the line is written after the answer: give a loaded machine a few seconds
@@ -50,6 +53,7 @@ describe("npm start", () => {
     for (const until = Date.now() + 5_000; !logged() && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
     const line = logged();
     expect(JSON.parse(line!)).toMatchObject({ method: "POST", route: "/v2/users", status: 201, msg: "request" });
+    expect(first.output()).not.toContain("start-test-query");
     expect(first.output()).not.toContain("kept@example.com");
     expect(first.output()).not.toContain("Z99887766");
     expect([0, null]).toContain(await stop(first.child));

@@ -88,13 +88,12 @@ async function run(known: ReadonlySet<string>, maxBodyBytes: number, route: Comp
   const variables = { ...route.variables({ params, query, body, headers: call.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const result = await execute(route, variables);
   if (result.errors?.length) return problemReply(problemFromGraphQL(result.errors.map((e) => e.toJSON()), known), call.requestId);
-  let payload = (result.data as Record<string, unknown>)[route.field] as Record<string, unknown>;
+  const payload = (result.data as Record<string, unknown>)[route.field] as Record<string, unknown>;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (route.etagField && payload && route.etagField in payload) {
-    // a rest copy, not `delete`: a deleted key sends the object to V8's slow dictionary mode
-    const { [route.etagField]: etag, ...rest } = payload;
-    headers.etag = String(etag);
-    payload = rest;
+    headers.etag = String(payload[route.etagField]);
+    // JSON leaves an undefined value out: neither `delete` (V8's slow dictionary mode) nor a copy of every other key
+    payload[route.etagField] = undefined;
   }
   if (route.binary) return binaryReply(payload, route.binary);
   const out = paging ? listEnvelope(payload as never, paging, call) : payload;

@@ -136,7 +136,7 @@ export function createLanes(deps: LaneDeps) {
     }
     metrics.countLane("graphql");
     write(res, reply, { ...limitHeaders, "x-request-id": requestId });
-    recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId });
+    recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId, read: true }); // the lane runs queries only
     return true;
   }
 

@@ -1,7 +1,7 @@
 /** Per-request facts set by early plugins and read by later ones and the context factory. */
 import type { Principal } from "../context.js";
 
-type State = { requestId: string; started: number; principal?: Principal; route?: string };
+type State = { requestId: string; started: number; principal?: Principal; route?: string; /** a GraphQL query: logged as a read */ read?: boolean };
 const states = new WeakMap<Request, State>();
 
 export const stateOf = (request: Request): State => {

@@ -15,6 +15,7 @@ import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
 import type { EventBus } from "../events/events.pubsub.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import type { CheckSubject, Providers } from "./checks.providers.js";
+import { readUserById } from "../users/users.reads.js";
 import { CHECK_EVENT, latestByType, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
 
 export const CHECK_RUN_JOB = "checks.run";
@@ -106,7 +107,8 @@ async function openAlert(db: Db, userId: string, type: CheckType): Promise<Check
 export async function runCheck(deps: CheckEngineDeps, checkId: string, requestId = `job:${checkId}`) {
   const [run] = await deps.db.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: ["QUEUED", "RUNNING"] } }, data: { status: "RUNNING", startedAt: new Date() } });
   if (!run) return null;
-  const subject = await deps.db.user.findUnique({ where: { id: run.userId }, select: SUBJECT });
+  // the user read by id (users.reads.ts): one statement, batched with the reads of concurrent runs
+  const subject = await readUserById(deps.db, run.clientId, run.userId, { select: SUBJECT });
   if (!subject) return null; // the user was erased with its runs
   let outcome: CheckOutcome;
   try {

@@ -87,6 +87,15 @@ describe.each(backends)("a user read by id as one statement (%s)", (backend) => 
     expect(result.body.requirements.currently_due).not.toContain("documents.identity");
     expect(queries.filter((q) => !q.includes("compliance-version-check")), queries.join("\n")).toHaveLength(1);
   });
+
+  it("serves a GraphQL user(id) of columns alone (Pothos's query is then `{}`) with that one statement, not Prisma's", async () => {
+    const query = "query($id: ID!) { user(id: $id) { id email firstName dateOfBirth createdAt } }";
+    const { result, queries } = await t.app.database.countQueries(() => t.gql(a.key, query, { id: full }));
+    expect(result.body.data.user).toEqual({ id: full, email: "ana.reads@example.com", firstName: "Ana", dateOfBirth: "1990-05-17", createdAt: expect.any(String) });
+    const own = queries.filter((q) => !q.includes("compliance-version-check"));
+    expect(own, own.join("\n")).toHaveLength(1);
+    expect(own[0]).toContain("json_build_object");
+  });
 });
 
 describe.each(backends)("creating a user (%s)", (backend) => {

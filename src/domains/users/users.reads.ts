@@ -53,7 +53,8 @@ const covered = new WeakMap<Selection, boolean>();
 function coveredBy(selection: Selection) {
   if (selection.select && selection.include) return false;
   const wanted = selection.include ?? selection.select;
-  if (!wanted) return false;
+  // `{}`: Pothos's query for columns alone (include mode, no relation): every column, which the row has
+  if (!wanted) return Object.keys(selection).length === 0;
   for (const name in wanted) {
     const value = wanted[name];
     if (value === true ? !(selection.select && name in COLUMNS) : !(name in RELATIONS && isDeepStrictEqual(value, RELATIONS[name]))) return false;
