@@ -79,11 +79,19 @@ export const REQUIREMENT_COLUMNS = {
 
 export type RequirementFacts = Omit<Subject, "taxId" | "documents"> & { taxIdEncrypted?: string | null; documents?: DocumentFact[] };
 
-/** The tax id is decrypted in memory only to check its format against the rule set in force. */
-function subjectOf(cipher: Cipher, { taxIdEncrypted, documents = [], ...rest }: RequirementFacts): Subject {
+/**
+ * The tax id is decrypted in memory only to check its format against the rule set in force. The
+ * facts are named one by one: a user row has twice as many columns, and every read of a user
+ * computes its requirements (a spread copied them all).
+ */
+function subjectOf(cipher: Cipher, u: RequirementFacts): Subject {
   let taxId: string | null | undefined = null;
-  if (taxIdEncrypted) { try { taxId = cipher.decrypt(taxIdEncrypted); } catch { taxId = undefined; } }
-  return { ...rest, taxId, documents };
+  if (u.taxIdEncrypted) { try { taxId = cipher.decrypt(u.taxIdEncrypted); } catch { taxId = undefined; } }
+  return {
+    firstName: u.firstName, middleName: u.middleName, lastName: u.lastName, dateOfBirth: u.dateOfBirth, email: u.email, phoneNumber: u.phoneNumber,
+    nationality: u.nationality, countryOfResidence: u.countryOfResidence, residentialAddress: u.residentialAddress, billingAddress: u.billingAddress,
+    taxId, emailVerified: u.emailVerified, phoneVerified: u.phoneVerified, documents: u.documents ?? [],
+  };
 }
 
 export async function requirementsOf(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
