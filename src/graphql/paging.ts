@@ -68,9 +68,9 @@ export type Found = { count: () => Promise<number>; page: (window: { offset: num
  * relations load with the page. The `never` casts stand for Pothos's per-field selection and
  * resolver types, which one shared helper cannot name.
  */
-export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found) =>
+export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found, { narrow = false } = {}) =>
   (_root: unknown, args: A & PageArgs, ctx: RequestContext, info: GraphQLResolveInfo) => {
-    const found = find(ctx, args, plannedQuery(ctx, info, { path: ["edges", "node"], typeName }) as never);
+    const found = find(ctx, args, plannedQuery(ctx, info, { path: ["edges", "node"], typeName, narrow }) as never);
     return offsetConnection(args, found.count, found.page) as never;
   };
 

@@ -50,6 +50,20 @@ describe("Pothos's query planned once per document (graphql/planned-query.ts)", 
     expect((await t.gql(key, included, { id: withDocs, docs: true })).body.data.user).toEqual({ id: withDocs, documents: [{ documentType: "PASSPORT" }] });
   });
 
+  it("reads a users page with the columns its selection shows, and answers as Pothos's whole-row query does", async () => {
+    const narrow = "{ users(first: 10) { edges { node { id status documents { id documentType } checks(first: 2) { id type status } } } } }";
+    const wide = "query($yes: Boolean!) { users(first: 10) { edges { node { id status documents @include(if: $yes) { id documentType } checks(first: 2) { id type status } } } } }";
+    const read = await t.app.database.countQueries(() => t.gql(key, narrow));
+    const whole = await t.app.database.countQueries(() => t.gql(key, wide, { yes: true }));
+    expect(read.result.body).toEqual(whole.result.body);
+    const users = (queries: string[]) => queries.find((q) => /FROM "?[\w"]*\.?"?users"? /i.test(q) && !/count\(/i.test(q))!;
+    // Pothos's include mode read every column of the user (the encrypted tax id among them); the page reads what it shows
+    expect(users(whole.queries)).toContain("tax_id_encrypted");
+    expect(users(read.queries)).not.toContain("tax_id_encrypted");
+    expect(users(read.queries)).toContain("status");
+    expect(read.queries.find((q) => /"?documents"?\./.test(q) && /sha256/.test(q))).toBeUndefined();
+  });
+
   it("plans a list's nodes once too: a page answers as the first one did", async () => {
     const list = "{ users(first: 10) { edges { node { id documents { documentType } } } } }";
     const first = await t.gql(key, list);

@@ -127,7 +127,7 @@ builder.queryFields((t) => ({
     resolve: listResolver<UserFilters>("User", (ctx, args, query) => ({
       count: () => countUsers(ctx, args),
       page: (window) => listUsers(ctx, args, window, query),
-    })),
+    }), { narrow: true }), // listUsers hands the query to Prisma and reads nothing else off the rows
   }, withTotalCount("UserConnection")),
 }));
 
