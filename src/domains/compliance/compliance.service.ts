@@ -48,6 +48,9 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
     })();
   };
 
+  // the index `current` settled to, kept beside the promise it came from: a reset (`current = null`) voids it
+  let settled: { from: Promise<Index>; index: Index } | null = null;
+
   return {
     /** The rule set in force for a country of residence (alpha-2; DEFAULT when none or unknown). */
     async inForce(country: string | null | undefined, now = new Date()): Promise<CompiledRuleSet> {
@@ -55,16 +58,31 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
       const attempt = (current ??= load());
       let index: Index;
       try { index = await attempt; } catch (error) { if (current === attempt) current = null; throw error; }
-      const pick = (code: string) => index.byCountry.get(code)?.find((r) => r.effectiveFrom.getTime() <= now.getTime());
-      const found = (country ? pick(country) : undefined) ?? pick(DEFAULT_COUNTRY);
-      if (!found) throw new Error("no DEFAULT compliance rule set is in force; load data/compliance");
-      return found;
+      if (current === attempt) settled = { from: attempt, index };
+      return ruleSetIn(index, country, now);
+    },
+    /**
+     * The same without waiting, when the rule sets are loaded (every read after the first): a user
+     * read computes requirements, and a promise there makes graphql-jit settle the whole answer
+     * through promises. null: not loaded (or reset since), ask `inForce`.
+     */
+    inForceNow(country: string | null | undefined, now = new Date()): CompiledRuleSet | null {
+      if (!settled || settled.from !== current) return null;
+      recheck();
+      return ruleSetIn(settled.index, country, now);
     },
     invalidate() { current = null; },
     async stop() { await changes.return?.(); },
   };
 }
 export type RuleBook = ReturnType<typeof createRuleBook>;
+
+function ruleSetIn(index: Index, country: string | null | undefined, now: Date): CompiledRuleSet {
+  const pick = (code: string) => index.byCountry.get(code)?.find((r) => r.effectiveFrom.getTime() <= now.getTime());
+  const found = (country ? pick(country) : undefined) ?? pick(DEFAULT_COUNTRY);
+  if (!found) throw new Error("no DEFAULT compliance rule set is in force; load data/compliance");
+  return found;
+}
 
 /**
  * What requirements are computed from, as a Prisma select: Pothos merges it into the user query, so a
@@ -97,6 +115,12 @@ function subjectOf(cipher: Cipher, u: RequirementFacts): Subject {
 export async function requirementsOf(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
   const rules = await ctx.compliance.inForce(user.countryOfResidence, now);
   return { ...evaluate(rules, subjectOf(ctx.cipher, user), now), rules };
+}
+
+/** `requirementsOf` without a promise when the rule sets are loaded (the `requirements` field of every user read). */
+export function requirementsNow(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Requirements | Promise<Requirements> {
+  const rules = ctx.compliance.inForceNow(user.countryOfResidence, now);
+  return rules ? evaluate(rules, subjectOf(ctx.cipher, user), now) : requirementsOf(ctx, user, now);
 }
 
 /** What a user of `country` owes (alpha-2 or alpha-3), and the rule set behind it. */

@@ -8,6 +8,7 @@ import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.
 import { OPERATOR } from "../../context.js";
 import { importRuleSet, importRuleSetFile, loadShippedRuleSets } from "./compliance.import.js";
 import { compileRuleSet, evaluate, parseRuleSet, unsatisfiedGroups } from "./compliance.rules.js";
+import { requirementsNow, requirementsOf } from "./compliance.service.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const shipped = async (country: string) => JSON.parse(await readFile(path.join(root, "data/compliance", `${country}.json`), "utf8"));
@@ -139,6 +140,21 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
       expect(bad.body, query).toMatchObject({ code: "VALIDATION_FAILED" });
     }
     expect((await t.rest("GET", "/v2/compliance/requirements?country=XX", { key })).body.errors).toEqual([expect.objectContaining({ field: "country" })]);
+  });
+
+  it("computes a read's requirements without waiting once the rule sets are loaded, and waits again after a change", async () => {
+    const book = t.app.services.compliance;
+    const facts = { countryOfResidence: "SG", emailVerified: false, phoneVerified: false };
+    await book.inForce("SG");
+    expect(book.inForceNow("SG")?.country).toBe("SG");
+    const now = requirementsNow(t.app.services, facts);
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(now).toEqual((({ rules: _, ...rest }) => rest)(await requirementsOf(t.app.services, facts)));
+    book.invalidate(); // what compliance.updated and a changed stamp do
+    expect(book.inForceNow("SG")).toBeNull();
+    expect(requirementsNow(t.app.services, facts)).toBeInstanceOf(Promise);
+    await book.inForce("SG");
+    expect(book.inForceNow("SG")?.country).toBe("SG");
   });
 
   it("applies a new rule-set version imported by the CLI to an existing user, with no restart", async () => {

@@ -5,7 +5,7 @@ import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { plannedQuery } from "../../graphql/planned-query.js";
 import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
-import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
+import { REQUIREMENT_COLUMNS, requirementsNow } from "../compliance/compliance.service.js";
 import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
 import { LATEST_CHECK_PER_TYPE, riskAssessmentStatus } from "../checks/checks.rules.js";
 import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
@@ -71,7 +71,7 @@ export const User = builder.prismaObject("User", {
     requirements: t.field({
       type: Requirements,
       select: REQUIREMENT_COLUMNS,
-      resolve: (u, _args, ctx) => requirementsOf(ctx, u),
+      resolve: (u, _args, ctx) => requirementsNow(ctx, u),
     }),
     etag: t.string({ description: "Send as If-Match to update only what you read", select: { id: true, version: true }, resolve: (u) => etagOf(u) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
