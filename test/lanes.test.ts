@@ -73,13 +73,15 @@ describe("the /graphql lane", () => {
     expect(JSON.stringify(badVariable.body)).not.toContain("secret-value");
     const lookupsOnly = (await t.createClient("Lookups", ["lookups:read"])).key;
     expect((await t.gql(lookupsOnly, USER, { id: userId })).errors?.[0].extensions.code).toBe("FORBIDDEN");
-    const inForce = t.app.services.compliance.inForce;
+    const { inForce, inForceNow } = t.app.services.compliance;
+    // a read asks the loaded rule book without waiting (inForceNow), else waits for it (inForce)
+    t.app.services.compliance.inForceNow = () => { throw new Error("rule book broken: SELECT secret"); };
     t.app.services.compliance.inForce = async () => { throw new Error("rule book broken: SELECT secret"); };
     try {
       const broken = await t.gql(key, USER, { id: userId });
       expect(broken.errors?.[0].extensions).toMatchObject({ code: "INTERNAL" });
       expect(JSON.stringify(broken.body)).not.toContain("SELECT secret");
-    } finally { t.app.services.compliance.inForce = inForce; }
+    } finally { Object.assign(t.app.services.compliance, { inForce, inForceNow }); }
     expect(await laneAnswers()).toBe(before + 3); // the bad variables went to yoga: its 400 and wording
   });
 
