@@ -21,9 +21,10 @@ try {
     : which === "rest"
     ? { method: "GET" as const, path: "/v2/users/{id}" }
     : { method: "POST" as const, path: "/graphql", body: JSON.stringify({ query: "query($id: ID!) { user(id: $id) { id email firstName lastName phoneNumber status kycStatus createdAt updatedAt } }", variables: { id: "{id}" } }) };
-  await measured(app, { ...load, targets: which === "post" || which === "list" ? byClient : byId, connections: 32, seconds: 2 });
+  const targets = which === "post" || which === "list" ? byClient : byId;
+  await measured(app, { ...load, targets, connections: 32, seconds: 2 });
   // a POST queues three check runs: they are worked before the profile ends, so their cost is in it
-  const result = await measured(app, { ...load, targets: which === "post" || which === "list" ? byClient : byId, connections: 32, seconds }, { drain: which === "post" });
+  const result = await measured(app, { ...load, targets, connections: 32, seconds }, { drain: which === "post" });
   console.log(`${which}: ${Math.round(result.requests / seconds)} req/s, ${Math.round(result.cpuUs)} µs CPU/req`);
   const before = new Set(readdirSync(dir));
   app.child.kill("SIGINT");

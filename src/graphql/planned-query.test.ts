@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../test/helpers/app.js";
-
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+import { PNG_BASE64, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
 describe("Pothos's query planned once per document (graphql/planned-query.ts)", () => {
   let t: TestApp;
@@ -17,7 +15,7 @@ describe("Pothos's query planned once per document (graphql/planned-query.ts)", 
     bare = await user("bare@example.com");
     const upload = (document_type: string) => t.rest("POST", "/v2/users/authentications/documents", { key, body: {
       user_id: withDocs, document_type, document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14",
-      file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG },
+      file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG_BASE64 },
     } });
     expect((await upload("PASSPORT")).status).toBe(201);
     const gone = await upload("NATIONAL_ID");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { checksForChange, riskOf, statusAfterChecks } from "./checks.rules.js";
 
 const COMPLETE_SG = {
@@ -176,7 +176,7 @@ describe("coalescing (jobs not worked)", () => {
     expect(runs.every((r) => r.status === "QUEUED")).toBe(true);
     expect(await t.app.services.jobs.boss.getQueueSize("checks.run")).toBe(3);
     const upload = await t.rest("POST", "/v2/users/authentications/documents", {
-      key, body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG } },
+      key, body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG_BASE64 } },
     });
     expect(upload.status).toBe(201);
     expect(await t.db.checkRun.count({ where: { userId } })).toBe(3);
@@ -194,4 +194,3 @@ describe("coalescing (jobs not worked)", () => {
   });
 });
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
