@@ -171,9 +171,10 @@ export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
 }
 
 /** the server's event-loop delay (ms) since the last call: a stalled server, as opposed to a slow load generator */
-export function loopDelay(app: Server): Promise<{ p50: number; p99: number; max: number }> {
+export type GcPauses = Record<string, { count: number; totalMs: number; maxMs: number }>;
+export function loopDelay(app: Server): Promise<{ p50: number; p99: number; max: number; gc: GcPauses }> {
   app.child.send("loop");
-  return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { loop: { p50: number; p99: number; max: number } }).loop)));
+  return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { loop: { p50: number; p99: number; max: number; gc: GcPauses } }).loop)));
 }
 
 /** one request first: a row whose answer is an error (a GraphQL error comes with 200) measures nothing */

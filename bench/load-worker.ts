@@ -10,6 +10,7 @@
  * per second and measures the queue of that burst (a list at 8 ms a request: p99 ~250 ms).
  */
 import net from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
 
 export type Target = { key: string; id: string };
@@ -25,7 +26,8 @@ export type Load = {
   /** requests per second over all connections; unset: as fast as the server answers */
   rate?: number;
 };
-export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number };
+/** `loopMaxMs`: the open loop's own event-loop delay, the most it may have added to a latency */
+export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; loopMaxMs?: number };
 
 let n = 0;
 const fill = (text: string, id: string) => text.replaceAll("{id}", id).replaceAll("{n}", `${process.pid}-${n}`);
@@ -106,6 +108,8 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
   }
   for (let i = 0; i < load.connections; i++) all.push(new Conn());
   idle.push(...all);
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
   const start = performance.now();
   const end = start + load.seconds * 1000;
   return new Promise((resolve) => {
@@ -128,7 +132,8 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
         for (const conn of all) { conn.stopped = true; conn.socket.destroy(); }
         latencies.sort((a, b) => a - b);
         const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-        resolve({ requests: latencies.length, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx });
+        delay.disable();
+        resolve({ requests: latencies.length, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.round(delay.max / 1e5) / 10 });
       }, 50);
     }, 1);
   });

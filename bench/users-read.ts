@@ -13,38 +13,21 @@
  * per request comes from /proc/<pid>/stat, peak RSS from /proc/<pid>/status (VmHWM), live heap from
  * forced GCs after each of three rounds of reads. BENCH_SECONDS (default 8) per run,
  * BENCH_CONNECTIONS (32), BENCH_DATABASE_URL (else DATABASE_URL, else the local test database),
- * BENCH_ROWS (comma-separated parts of row titles: only those rows).
+ * BENCH_ROWS (comma-separated row names of bench/rows.ts or parts of row titles: only those rows).
  */
 import os from "node:os";
-import { build, check, CLIENTS, databaseUrl, drainJobs, dropSchema, gcMemory, loopDelay, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
-import type { Load } from "./load-worker.js";
+import { build, check, CLIENTS, databaseUrl, drainJobs, dropSchema, gcMemory, type GcPauses, loopDelay, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, USERS } from "./harness.js";
+import { rows } from "./rows.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-// ── the rows ──
-
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-const USER_FIELDS = "id email firstName lastName phoneNumber status kycStatus createdAt updatedAt";
-/**
- * graphql-armor's cost limit (5000, src/server/yoga.ts) prices a field by its depth, not by `first`:
- * a page of users with documents and checks passes with this few fields; 9 user fields cost 9,200
- */
-const LIST = "{ users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }";
-const gql = (query: string, variables: object = {}) => JSON.stringify({ query, variables });
-
-type Row = { title: string; app: Omit<Load, "base" | "targets" | "connections" | "seconds">; raw: Omit<Load, "base" | "targets" | "connections" | "seconds">; perClient?: boolean };
-const rows: Row[] = [
-  { title: "REST `GET /v2/users/{id}`", app: { method: "GET", path: "/v2/users/{id}" }, raw: { method: "GET", path: "/v2/users/{id}" } },
-  { title: "GraphQL `user(id)`", app: { method: "POST", path: "/graphql", body: gql(`query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id: "{id}" }) }, raw: { method: "GET", path: "/v2/users/{id}" } },
-  {
-    title: "GraphQL `users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }`", perClient: true,
-    app: { method: "POST", path: "/graphql", body: gql(LIST) },
-    raw: { method: "GET", path: "/v2/users" },
-  },
-  { title: "REST `POST /v2/users`", perClient: true, app: { method: "POST", path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) }, raw: { method: "POST", path: "/v2/users", body: JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" }) } },
-  { title: "lookup `GET /payouts/remittances/utilities/currencies`", perClient: true, app: { method: "GET", path: "/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50" }, raw: { method: "GET", path: "/payouts/remittances/utilities/currencies" } },
-];
+/** the longest GC pause and its kind, with how many major collections there were */
+function longestPause(gc: GcPauses) {
+  const [kind, pause] = Object.entries(gc).sort((a, b) => b[1].maxMs - a[1].maxMs)[0] ?? ["none", { maxMs: 0 }];
+  return `${pause.maxMs} (${kind}; ${gc.major?.count ?? 0} major)`;
+}
 
 const started = Date.now();
 const loadAtStart = os.loadavg()[0].toFixed(1);
@@ -63,7 +46,7 @@ const table: string[] = [];
 const drains: string[] = [];
 // BENCH_ROWS=REST,user(id): only the rows whose title holds one of these (a quick A/B; the table to quote is all rows)
 const only = process.env.BENCH_ROWS?.split(",").filter(Boolean);
-for (const row of rows.filter((r) => !only || only.some((o) => r.title.includes(o)))) {
+for (const row of rows.filter((r) => !only || only.some((o) => r.name === o || r.title.includes(o)))) {
   const targets = row.perClient ? seeded.byClient : seeded.byId;
   await check(app, { targets, ...row.app });
   await check(raw, { targets, ...row.raw });
@@ -85,7 +68,7 @@ for (const row of rows.filter((r) => !only || only.some((o) => r.title.includes(
   const rawHalf = await measured(raw, { ...common, ...row.raw, seconds, rate });
   if (full.drained > 1) drains.push(`${row.title.split(" ").slice(0, 3).join(" ")}: ${full.drained.toFixed(0)} s after the full run (sustained ${sustained.toFixed(0)} req/s, the half row's base), ${half.drained.toFixed(0)} s after the half`);
   const errors = full.errors + full.non2xx + half.errors + half.non2xx + base.errors + base.non2xx + rawHalf.errors + rawHalf.non2xx;
-  const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${rawHalf.p50} / ${rawHalf.p99} | ${loop.p99} / ${loop.max} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
+  const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${rawHalf.p50} / ${rawHalf.p99} | ${loop.p99} / ${loop.max} | ${longestPause(loop.gc)} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
   console.error(line);
   table.push(line);
 }
@@ -106,8 +89,8 @@ ${os.cpus().length} cores (${os.cpus()[0].model}), Node ${process.version}, load
 ${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run for every 2nd); ${connections} connections, ${seconds} s a run
 (+2 s warm-up), random user and its client's key per request; app: \`node ${[...flags, "dist/src/main.js"].join(" ")}\`; seed + build ${seedSeconds.toFixed(0)} s.
 
-| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop delay p99 / max ms at half | app CPU µs/req | raw CPU µs/req | errors |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop delay p99 / max ms at half | app's longest GC pause at half, ms | app CPU µs/req | raw CPU µs/req | errors |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join("\n")}
 
 app memory: RSS after imports / migrations / build ${JSON.stringify(app.phases)} MiB; idle after GC RSS ${Math.round(idleRss / 1024)} MiB (heap ${mib(idle.heapUsed)} MiB); peak RSS ${Math.round(hwm / 1024)} MiB (VmHWM; sampled under load ${Math.round(peakSampled / 1024)} MiB);

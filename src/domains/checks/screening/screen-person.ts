@@ -8,13 +8,13 @@
  * review; a weak OFAC alias counts only with an agreeing date of birth and never goes past
  * `CONSIDER` (OFAC calls these broad or generic names; alone they flag everyone called so).
  *
- * Only individuals are screened. Entities, vessels and aircraft are parsed and kept in
- * `watchlist.entries` but not indexed: a person's name against company and ship names only adds
- * false hits; screening a business would be its own call.
+ * Only individuals are screened. Entities, vessels and aircraft are parsed and counted, not kept:
+ * a person's name against company and ship names only adds false hits; screening a business
+ * would be its own call.
  */
 import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
 import { alignNames, LOOSE_PAIR, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
-import { blockingKeys, wordsWithKey, type Watchlist } from "./watchlist.js";
+import { blockingKeys, namesWithWord, parsedName, wordsWithKey, type Watchlist } from "./watchlist.js";
 
 export interface PersonToScreen {
   firstName: string;
@@ -100,7 +100,7 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
   const best = new Map<WatchlistEntry, ScreeningMatch>();
   const queryWords = realWords(query);
   for (const [at, pairedWords] of candidates(query, similar, watchlist)) {
-    const { entry, listed, parsed } = watchlist.names[at]!;
+    const { entry, listed } = watchlist.names[at]!;
     const dob = compareBirthDate(person.dateOfBirth, entry.birthDates);
     // OFAC's weak aliases are too generic to stand alone: only with an agreeing date of birth
     if (listed.weak && dob !== "exact" && dob !== "year") continue;
@@ -109,7 +109,7 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
     // the best the alignment could give, knowing which of the person's words can pair at all
     const ceiling = 1 - MISSING_QUERY_TOKEN * (queryWords - pairedWords);
     if (ceiling + effects < CONSIDER_AT && pairedWords < queryWords) continue;
-    const alignment = alignNames(query, parsed, similarity);
+    const alignment = alignNames(query, parsedName(watchlist, at), similarity);
     // a word that only loosely resembles the listed one is a match only with an agreeing date of birth
     if (!alignment || (alignment.weakest < LOOSE_PAIR && dob !== "exact" && dob !== "year")) continue;
     // the name exactly as listed stays a possible match whatever the dates say: they may be false
@@ -160,13 +160,13 @@ function similarWords(query: ParsedName, watchlist: Watchlist): Map<Unit, Map<nu
 /** Names holding similar words for at least two of the person's words (one, for a one-word name). */
 /** `[name index, how many of the person's words have a similar word in it]` */
 function candidates(query: ParsedName, similar: Map<Unit, Map<number, number>>, watchlist: Watchlist): [number, number][] {
-  const { namesByWord, scratch: { hits } } = watchlist;
+  const { scratch: { hits } } = watchlist;
   const touched: number[] = [];
   for (const [unit, words] of similar) {
     let bits = 0;
     for (const i of unit.covers) if (query.real[i]) bits |= 1 << Math.min(i, 30);
     for (const id of words.keys())
-      for (const at of namesByWord[id]!) {
+      for (const at of namesWithWord(watchlist, id)) {
         if (hits[at] === 0) touched.push(at);
         hits[at]! |= bits;
       }

@@ -1,9 +1,15 @@
 /**
- * A loaded watchlist: the parsed SDN entries, every individual's name and alias parsed once, and a
- * two-level blocking index. Level 1, over the vocabulary (~23,000 distinct words): key (sound,
- * spelling, spelling less one letter) → words. Level 2: word → names using it. A screening
- * compares each of the person's words with the few hundred listed words sharing a key, keeps the
- * similar ones, and aligns only the names holding similar words for two of the person's words.
+ * A loaded watchlist: the parsed SDN individuals, every one's name and alias, and a two-level
+ * blocking index. Level 1, over the vocabulary (~17,000 distinct words): key (sound, spelling,
+ * spelling less one letter) → words. Level 2: word → names using it. A screening compares each of
+ * the person's words with the few hundred listed words sharing a key, keeps the similar ones, and
+ * aligns only the names holding similar words for two of the person's words (parsed again then:
+ * a few dozen a screening).
+ *
+ * Both levels are typed arrays, not Maps of arrays: the list lives as long as the process, and
+ * every major GC marks what it holds. As ~300,000 small objects it made a serving process's marking
+ * ten times longer (bench/RESULTS.md, issue #17: a lookup's p99 went from 16 to 109 ms once a
+ * screening had loaded the list); as a handful of arrays it costs marking next to nothing.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -28,21 +34,27 @@ export interface WatchlistVersion {
 export interface IndexedName {
   entry: WatchlistEntry;
   listed: ListedName;
-  parsed: ParsedName;
 }
+
+/** `ids[starts[k]] … ids[starts[k + 1] - 1]`: the members of group k */
+type Groups = { starts: Uint32Array; ids: Uint32Array };
 
 export interface Watchlist {
   version: WatchlistVersion;
+  /** the individuals: entities, vessels and aircraft are counted (`stats.entries`) but not screened, so not kept */
   entries: WatchlistEntry[];
   /** individuals' names and aliases that are screened (single-word weak aliases are not: see README) */
   names: IndexedName[];
   vocabulary: WordTable;
-  /** hash of a blocking key → ids of the real words (not particles, not initials) carrying it; a
-   *  collision only adds words to compare, and hashing keeps 400,000 keys from costing ~20 MB of strings;
-   *  most keys (a spelling less one letter) have one word, kept as the bare id */
-  wordsByKey: Map<number, number | number[]>;
-  /** word id → indices in `names` of the names using that word (alone or as two joined words) */
-  namesByWord: number[][];
+  /**
+   * Hashes of the blocking keys, sorted, each once; `wordsByKey` group k holds the ids of the real
+   * words (not particles, not initials) carrying keys[k]. A hash collision only adds words to
+   * compare, and hashing keeps 230,000 keys from costing ~20 MB of strings.
+   */
+  keys: Uint32Array;
+  wordsByKey: Groups;
+  /** group w: indices in `names` of the names using word w (alone or as two joined words) */
+  namesByWord: Groups;
   stats: { entries: number; individuals: number; names: number; words: number; keys: number; buildMs: number };
   /** scratch for one screening (one at a time: screening is synchronous) */
   scratch: { hits: Uint32Array; seen: Int32Array; stamp: number };
@@ -64,9 +76,40 @@ export function blockingKeys(word: Word): string[] {
 }
 
 /** The ids of the words carrying a blocking key. */
-export function wordsWithKey(watchlist: Watchlist, key: string): readonly number[] {
-  const ids = watchlist.wordsByKey.get(keyHash(key));
-  return ids === undefined ? [] : typeof ids === "number" ? [ids] : ids;
+export function wordsWithKey(watchlist: Watchlist, key: string): Uint32Array {
+  const { keys, wordsByKey } = watchlist;
+  const hash = keyHash(key);
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < hash) lo = mid + 1;
+    else hi = mid;
+  }
+  return keys[lo] === hash ? group(wordsByKey, lo) : EMPTY;
+}
+
+/** The indices in `names` of the names using a word. */
+export const namesWithWord = (watchlist: Watchlist, wordId: number) => group(watchlist.namesByWord, wordId);
+
+/** A listed name parsed for alignment, as the index parsed it (its words are the vocabulary's). */
+export const parsedName = (watchlist: Watchlist, at: number): ParsedName => parseName(watchlist.names[at]!.listed.text, watchlist.vocabulary);
+
+const EMPTY = new Uint32Array(0);
+const group = ({ starts, ids }: Groups, k: number) => ids.subarray(starts[k]!, starts[k + 1]!);
+
+/**
+ * Groups from (group, member) pairs, members in the order given: a counting sort. `count` groups;
+ * pairs as a flat list `[group, member, group, member, …]`.
+ */
+function groupPairs(pairs: number[], count: number): Groups {
+  const starts = new Uint32Array(count + 1);
+  for (let i = 0; i < pairs.length; i += 2) starts[pairs[i]! + 1]! += 1;
+  for (let k = 0; k < count; k++) starts[k + 1]! += starts[k]!;
+  const ids = new Uint32Array(pairs.length / 2);
+  const next = starts.slice(0, count);
+  for (let i = 0; i < pairs.length; i += 2) ids[next[pairs[i]!]!++] = pairs[i + 1]!;
+  return { starts, ids };
 }
 
 /** FNV-1a, 32 bits */
@@ -101,39 +144,47 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   if (individuals.length === 0) throw new WatchlistFormatError("the file lists no individuals");
   const vocabulary = new WordTable();
   const names: IndexedName[] = [];
-  const namesByWord: number[][] = [];
+  const nameOfWord: number[] = []; // pairs: word id, name index
   let done = 0;
   for (const entry of individuals) {
     for (const listed of entry.names) {
       const parsed = parseName(listed.text, vocabulary);
       if (realWords(parsed) === 0 || (listed.weak && realWords(parsed) < 2)) continue;
-      const at = names.push({ entry, listed, parsed }) - 1;
-      for (const { word, real } of parsed.units) {
-        if (!real) continue;
-        const list = (namesByWord[word.id] ??= []);
-        if (list[list.length - 1] !== at) list.push(at);
-      }
+      const at = names.push({ entry, listed }) - 1;
+      const seen = new Set<number>();
+      for (const { word, real } of parsed.units) if (real && !seen.has(word.id)) { seen.add(word.id); nameOfWord.push(word.id, at); }
     }
     if (++done % PER_SLICE === 0) yield;
   }
-  const wordsByKey = new Map<number, number | number[]>();
+  const namesByWord = groupPairs(nameOfWord, vocabulary.words.length);
+  // (key hash, word id) packed in one number and sorted: 32 bits of hash above the word id's bits
+  const idBits = Math.max(1, Math.ceil(Math.log2(vocabulary.words.length + 1)));
+  if (32 + idBits > 53) throw new WatchlistFormatError(`the list has ${vocabulary.words.length} distinct words: too many to index`);
+  const shift = 2 ** idBits;
+  const packed: number[] = [];
   for (const word of vocabulary.words) {
-    if (!namesByWord[word.id]) continue;
-    for (const key of new Set(blockingKeys(word).map(keyHash))) {
-      const ids = wordsByKey.get(key);
-      if (ids === undefined) wordsByKey.set(key, word.id);
-      else if (typeof ids === "number") wordsByKey.set(key, [ids, word.id]);
-      else ids.push(word.id);
-    }
+    if (namesByWord.starts[word.id] === namesByWord.starts[word.id + 1]) continue; // a particle or initial only
+    for (const hash of new Set(blockingKeys(word).map(keyHash))) packed.push(hash * shift + word.id);
     if (word.id % (PER_SLICE * 4) === 0) yield;
   }
+  const sorted = Float64Array.from(packed).sort();
+  yield;
+  const keyList: number[] = [];
+  const keyOfWord: number[] = []; // pairs: key index, word id
+  for (const value of sorted) {
+    const hash = Math.floor(value / shift);
+    if (keyList[keyList.length - 1] !== hash) keyList.push(hash);
+    keyOfWord.push(keyList.length - 1, value - hash * shift);
+  }
+  const keys = Uint32Array.from(keyList);
+  const wordsByKey = groupPairs(keyOfWord, keys.length);
   const sha256 = createHash("sha256").update(text).digest("hex");
   const base = path.basename(fileName);
   const publishedOn = /(\d{4}-\d{2}-\d{2})/.exec(base)?.[1] ?? null;
   return {
     version: { id: `${base.replace(/\.csv$/i, "")}+${sha256.slice(0, 12)}`, source: "OFAC-SDN", fileName: base, publishedOn, sha256 },
-    entries, names, vocabulary, wordsByKey, namesByWord,
-    stats: { entries: entries.length, individuals: individuals.length, names: names.length, words: vocabulary.words.length, keys: wordsByKey.size, buildMs: Math.round(performance.now() - started) },
+    entries: individuals, names, vocabulary, keys, wordsByKey, namesByWord,
+    stats: { entries: entries.length, individuals: individuals.length, names: names.length, words: vocabulary.words.length, keys: keys.length, buildMs: Math.round(performance.now() - started) },
     scratch: { hits: new Uint32Array(names.length), seen: new Int32Array(vocabulary.words.length), stamp: 0 },
   };
 }

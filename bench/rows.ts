@@ -1,0 +1,32 @@
+/** The rows of `npm run bench` (issue #17): what the app and the raw baseline are asked, per row. */
+import type { Load } from "./load-worker.js";
+
+const USER_FIELDS = "id email firstName lastName phoneNumber status kycStatus createdAt updatedAt";
+/**
+ * graphql-armor's cost limit (5000, src/server/yoga.ts) prices a field by its depth, not by `first`:
+ * a page of users with documents and checks passes with this few fields; 9 user fields cost 9,200
+ */
+const LIST = "{ users(first: 100) { edges { node { id status documents { id } checks { id status } } } } }";
+const gql = (query: string, variables: object = {}) => JSON.stringify({ query, variables });
+const CREATE = JSON.stringify({ first_name: "Load", last_name: "Bench", email: "load-{n}@example.com" });
+
+export type Ask = Omit<Load, "base" | "targets" | "connections" | "seconds">;
+/** `name`: what bench/profile-read.ts and bench/tail.ts call the row; `perClient`: targets are clients, not users */
+export type Row = { name: string; title: string; app: Ask; raw: Ask; perClient?: boolean };
+export const rows: Row[] = [
+  { name: "rest", title: "REST `GET /v2/users/{id}`", app: { method: "GET", path: "/v2/users/{id}" }, raw: { method: "GET", path: "/v2/users/{id}" } },
+  { name: "graphql", title: "GraphQL `user(id)`", app: { method: "POST", path: "/graphql", body: gql(`query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id: "{id}" }) }, raw: { method: "GET", path: "/v2/users/{id}" } },
+  {
+    name: "list", title: `GraphQL \`${LIST.slice(2, -2)}\``, perClient: true,
+    app: { method: "POST", path: "/graphql", body: gql(LIST) },
+    raw: { method: "GET", path: "/v2/users" },
+  },
+  { name: "post", title: "REST `POST /v2/users`", perClient: true, app: { method: "POST", path: "/v2/users", body: CREATE }, raw: { method: "POST", path: "/v2/users", body: CREATE } },
+  { name: "lookup", title: "lookup `GET /payouts/remittances/utilities/currencies`", perClient: true, app: { method: "GET", path: "/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50" }, raw: { method: "GET", path: "/payouts/remittances/utilities/currencies" } },
+];
+
+export const rowNamed = (name: string) => {
+  const row = rows.find((r) => r.name === name);
+  if (!row) throw new Error(`no bench row "${name}": ${rows.map((r) => r.name).join(", ")}`);
+  return row;
+};
