@@ -7,7 +7,7 @@
  * Public events also enqueue their webhook deliveries here (webhooks.dispatch.ts), woken after commit.
  */
 import type { Db } from "./client.js";
-import { recordAudit, type Actor, type AuditInput } from "../domains/audit/audit.service.js";
+import { recordAudit, recordAudits, type Actor, type AuditInput } from "../domains/audit/audit.service.js";
 import type { EventBus, Topics } from "../domains/events/events.pubsub.js";
 import { EVENT_RELAY_JOB, outboxRows, publishEvents, sendRelayJob } from "../domains/events/events.relay.js";
 import { jobsBoundTo, type Jobs, type SendOptions } from "../jobs/jobs.engine.js";
@@ -21,6 +21,8 @@ export type Writer = Actor & { events?: EventBus; jobs?: Jobs };
 export type Write = {
   tx: Tx;
   audit(entry: AuditInput): Promise<unknown>;
+  /** several audit rows in one statement */
+  auditMany(entries: AuditInput[]): Promise<unknown>;
   /** an event, written with the change and published after commit */
   emit<K extends keyof Topics>(topic: K, ...args: Topics[K]): void;
   /** a job, enqueued with the change (it runs only if the change commits) */
@@ -43,6 +45,7 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
     const value = await fn({
       tx,
       audit: (entry) => recordAudit(tx, writer, entry),
+      auditMany: (entries) => recordAudits(tx, writer, entries),
       emit: (topic, ...args) => { emitted.push([topic, ...args]); },
       enqueue: (name, data, sendOptions) => jobsFor(name).send(name, data, { ...sendOptions, tx }),
       enqueueMany: (name, items) => jobsFor(name).sendMany(name, items, { tx }),

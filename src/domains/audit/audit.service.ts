@@ -7,16 +7,21 @@ type Tx = Pick<Db, "auditEntry">; // any transaction client: withTransaction (db
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
 export type Actor = { principal: Principal; requestId?: string };
 
+const rowOf = (actor: Actor, entry: AuditInput) => ({
+  clientId: actor.principal.clientId,
+  actor: actor.principal.keyId === "admin" ? "operator" : `key:${actor.principal.keyId}`,
+  action: entry.action,
+  targetType: entry.targetType,
+  targetId: entry.targetId,
+  requestId: actor.requestId ?? null,
+  changedFields: entry.changedFields ?? [],
+});
+
 export function recordAudit(tx: Tx, actor: Actor, entry: AuditInput) {
-  return tx.auditEntry.create({
-    data: {
-      clientId: actor.principal.clientId,
-      actor: actor.principal.keyId === "admin" ? "operator" : `key:${actor.principal.keyId}`,
-      action: entry.action,
-      targetType: entry.targetType,
-      targetId: entry.targetId,
-      requestId: actor.requestId ?? null,
-      changedFields: entry.changedFields ?? [],
-    },
-  });
+  return tx.auditEntry.create({ data: rowOf(actor, entry) });
+}
+
+/** Several entries of one write in one statement. */
+export function recordAudits(tx: Tx, actor: Actor, entries: AuditInput[]) {
+  return tx.auditEntry.createMany({ data: entries.map((entry) => rowOf(actor, entry)) });
 }

@@ -99,6 +99,18 @@ describe.each(backends)("the check engine on %s", (backend) => {
     expect(JSON.stringify(mine)).not.toContain("Mei"); // events carry state, not personal data
   });
 
+  it("works the runs one change queued as one write: one claim, one settle, the user moved once", async () => {
+    const userId = await activeUser();
+    const runs = await t.db.checkRun.findMany({ where: { userId, trigger: "VERIFICATION" }, select: { id: true } });
+    expect(runs).toHaveLength(3);
+    const completed = await t.db.auditEntry.findMany({ where: { action: "check.completed", targetId: { in: runs.map((r) => r.id) } }, select: { requestId: true } });
+    expect(completed).toHaveLength(3);
+    expect(new Set(completed.map((a) => a.requestId)).size).toBe(1); // one job's write, not three
+    // and the user was assessed in that same write, once
+    const assessed = await t.db.auditEntry.findMany({ where: { action: "user.risk_assessed", targetId: userId, requestId: completed[0]!.requestId } });
+    expect(assessed).toHaveLength(1);
+  });
+
   it("suspends an ACTIVE user renamed to a listed person: REJECTED screening naming the SDN entry, risk HIGH", async () => {
     const userId = await activeUser();
     const put = await t.rest("PUT", `/v2/users/${userId}`, { key, body: { ...LISTED, nationality: "IR" } });
@@ -174,7 +186,7 @@ describe("coalescing (jobs not worked)", () => {
     const runs = await t.db.checkRun.findMany({ where: { userId } });
     expect(runs.map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
     expect(runs.every((r) => r.status === "QUEUED")).toBe(true);
-    expect(await t.app.services.jobs.boss.getQueueSize("checks.run")).toBe(3);
+    expect(await t.app.services.jobs.boss.getQueueSize("checks.run")).toBe(1); // one job for the runs a change queued
     const upload = await t.rest("POST", "/v2/users/authentications/documents", {
       key, body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG_BASE64 } },
     });

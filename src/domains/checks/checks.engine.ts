@@ -32,7 +32,8 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
   const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
   const missing = types.filter((type) => !reused.some((run) => run.type === type));
   const created = missing.length ? await write.tx.checkRun.createManyAndReturn({ data: missing.map((type) => ({ ...target, type, trigger })) }) : [];
-  if (created.length) await write.enqueueMany(CHECK_RUN_JOB, created.map((run) => ({ data: { checkId: run.id }, singletonKey: run.id })));
+  // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
+  if (created.length) await write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
 }
 
@@ -54,15 +55,16 @@ export const userView = (u: UserState) => ({
 export const userStateOf = async (tx: Write["tx"], id: string) => userView(await tx.user.findUniqueOrThrow({ where: { id }, select: USER_STATE }));
 
 /**
- * After a run completed (inside its write): moves the user by the latest runs of each type and raises
- * the run's event, then user.status.updated / user.risk_level.updated for what moved.
+ * After runs of one user completed (inside their write): moves the user by the latest runs of each
+ * type and raises each run's event, then user.status.updated / user.risk_level.updated for what moved.
  */
-export async function settleUser(write: Write, run: CheckRun) {
+export async function settleUser(write: Write, done: CheckRun[]) {
   const { tx, emit, audit } = write;
+  const { userId, clientId } = done[0]!;
   // the row is locked before it is read: a verification or a closing committed meanwhile is seen, never overwritten
-  await tx.$queryRawUnsafe(`select 1 from users where id = $1::uuid for update`, run.userId);
-  const user = await tx.user.findUniqueOrThrow({ where: { id: run.userId }, select: USER_STATE });
-  const runs = await tx.checkRun.findMany({ where: { userId: run.userId }, orderBy: { createdAt: "desc" }, take: 50, select: { type: true, status: true, createdAt: true, result: true } });
+  await tx.$queryRawUnsafe(`select 1 from users where id = $1::uuid for update`, userId);
+  const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: USER_STATE });
+  const runs = await tx.checkRun.findMany({ where: { userId }, orderBy: { createdAt: "desc" }, take: 50, select: { type: true, status: true, createdAt: true, result: true } });
   const completed = runs.filter((r) => r.status !== "QUEUED" && r.status !== "RUNNING");
   const risk = riskOf(latestByType(completed).values());
   const move = statusAfterChecks(user.status as never, latestByType(runs));
@@ -80,10 +82,10 @@ export async function settleUser(write: Write, run: CheckRun) {
     ? await tx.user.update({ where: { id: user.id }, data: { ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
     : user;
   if (Object.keys(data).length) await audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
-  emit(CHECK_EVENT[run.type], run.clientId, { userId: user.id, check: checkView(run), user: userView(after) });
-  if (after.status !== user.status) emit("user.status.updated", run.clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
+  for (const run of done) emit(CHECK_EVENT[run.type], clientId, { userId: user.id, check: checkView(run), user: userView(after) });
+  if (after.status !== user.status) emit("user.status.updated", clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
   if (after.riskLevel !== user.riskLevel)
-    emit("user.risk_level.updated", run.clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
+    emit("user.risk_level.updated", clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
   return after;
 }
 
@@ -101,49 +103,68 @@ async function openAlert(db: Db, userId: string, type: CheckType): Promise<Check
 }
 
 /**
- * Works one run: claims it (QUEUED or, after a crash, RUNNING → RUNNING), asks its provider, records
- * the outcome and settles the user. A run that completed meanwhile (an upstream result) is left alone.
+ * Works runs of one user (the runs a change queued together): claims them (QUEUED or, after a crash,
+ * RUNNING → RUNNING), reads the user once, asks each run's provider, records the outcomes and
+ * settles the user once, in one write. A run that completed meanwhile (an upstream result) is left alone.
  */
-export async function runCheck(deps: CheckEngineDeps, checkId: string, requestId = `job:${checkId}`) {
-  const [run] = await deps.db.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: ["QUEUED", "RUNNING"] } }, data: { status: "RUNNING", startedAt: new Date() } });
-  if (!run) return null;
+export async function runChecks(deps: CheckEngineDeps, checkIds: string[], requestId = `job:${checkIds[0]}`) {
+  const runs = await deps.db.checkRun.updateManyAndReturn({ where: { id: { in: checkIds }, status: { in: ["QUEUED", "RUNNING"] } }, data: { status: "RUNNING", startedAt: new Date() } });
+  if (!runs.length) return null;
+  const { clientId, userId } = runs[0]!;
+  if (runs.some((run) => run.userId !== userId)) throw new Error("runs of several users worked as one");
   // the user read by id (users.reads.ts): one statement, batched with the reads of concurrent runs
-  const subject = await readUserById(deps.db, run.clientId, run.userId, { select: SUBJECT });
+  const subject = await readUserById(deps.db, clientId, userId, { select: SUBJECT });
   if (!subject) return null; // the user was erased with its runs
-  let outcome: CheckOutcome;
+  const outcomes = await Promise.all(runs.map((run) => outcomeOf(deps, run, subject)));
+  return completeRuns(deps, runs.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"] });
+}
+
+async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object): Promise<CheckOutcome> {
   try {
     // only monitoring carries upstream alerts forward: the other types need no extra read
     const alert = run.type === "TRANSACTION_MONITORING" ? await openAlert(deps.db, run.userId, run.type) : null;
-    outcome = await deps.providers[run.type].run({ ...subject, openAlert: alert } as CheckSubject);
+    return await deps.providers[run.type].run({ ...subject, openAlert: alert } as CheckSubject);
   } catch (error) {
-    deps.logger.error({ err: (error as Error).message, checkId, type: run.type }, "check provider failed");
-    outcome = { status: "ERROR", score: 0, reasons: ["provider_error"], matches: [], provider: "engine" };
+    deps.logger.error({ err: (error as Error).message, checkId: run.id, type: run.type }, "check provider failed");
+    return { status: "ERROR", score: 0, reasons: ["provider_error"], matches: [], provider: "engine" };
   }
-  return completeRun(deps, run.id, outcome, { requestId, from: ["RUNNING"] });
 }
 
+type Completion = { checkId: string; outcome: CheckOutcome };
+type CompleteOptions = { requestId: string; from: CheckRun["status"][]; principal?: typeof OPERATOR };
+
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
-export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, checkId: string, outcome: CheckOutcome, options: { requestId: string; from: CheckRun["status"][]; principal?: typeof OPERATOR }) {
-  const { status, ...result } = outcome;
+export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
+  const done = await completeRuns(deps, [{ checkId, outcome }], options);
+  return done && { run: done.runs[0]!, user: done.user };
+}
+
+/** The same for runs of one user: each outcome recorded, the user settled once. */
+async function completeRuns(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, completions: Completion[], options: CompleteOptions) {
   return withTransaction(deps.db, { principal: options.principal ?? OPERATOR, requestId: options.requestId, events: deps.events, jobs: deps.jobs }, async (write) => {
-    const [run] = await write.tx.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: options.from } }, data: { status, result: result as object, completedAt: new Date() } });
-    if (!run) return null;
-    await write.audit({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] });
-    const user = await settleUser(write, run);
-    return { run, user };
+    const runs: CheckRun[] = [];
+    for (const { checkId, outcome: { status, ...result } } of completions) {
+      const [run] = await write.tx.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: options.from } }, data: { status, result: result as object, completedAt: new Date() } });
+      if (run) runs.push(run);
+    }
+    if (!runs.length) return null;
+    await write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
+    const user = await settleUser(write, runs);
+    return { runs, user };
   });
 }
 
 /** The `checks.run` queue: at least once (a run's job retried after a crash re-claims its RUNNING run). */
 export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs; expireInSeconds?: number }) {
-  return deps.jobs.define<{ checkId: string }>({
+  // `checkId`: a job queued before runs shared one
+  return deps.jobs.define<{ checkIds?: string[]; checkId?: string }>({
     name: CHECK_RUN_JOB,
     // a run takes milliseconds (the first screening of a process a few seconds, loading the list): one
     // in hand for longer (CHECK_JOB_EXPIRE_SECONDS, 60 s) belongs to a dead process and runs again
     queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: deps.expireInSeconds ?? 60 },
     eager: true, // a user waits on its checks: start them at commit, not at the next poll
-    // each run on its own (a failing one retries alone); four at a time: runs of one user still settle
-    // one after another (settleUser locks the user's row)
-    each: { concurrency: 4, run: (job) => runCheck(deps, job.data.checkId) },
+    // each change's runs on their own (a failing job retries alone), four jobs at a time: the runs of
+    // one user in several jobs still settle one after another (settleUser locks the user's row)
+    each: { concurrency: 4, run: (job) => runChecks(deps, job.data.checkIds ?? [job.data.checkId!]) },
   });
 }
