@@ -7,7 +7,8 @@
  * BENCH_AFTER=post,… runs those rows' load first, as the bench's order does (the sanctions list loaded,
  * the tables grown). BENCH_RATE=half (or a number): the open-loop rate of the bench's half row instead of full speed,
  * for finding what makes its tail. BENCH_PROFILE=promoted: instead of CPU, a sampling heap profile of
- * what outlived a minor GC (the bytes that fill old space and bring major GCs), by allocation site. `npx tsx bench/profile-read.ts <file>.cpuprofile` summarises a
+ * what outlived a minor GC (the bytes that fill old space and bring major GCs), by allocation site;
+ * BENCH_PROFILE=allocated: everything allocated, garbage or not. `npx tsx bench/profile-read.ts <file>.cpuprofile` summarises a
  * profile written before. For finding what a request still costs, not a figure to quote.
  */
 import { readFileSync } from "node:fs";
@@ -40,13 +41,13 @@ try {
     rate = Math.max(1, Math.round(full.requests / (seconds + full.drained) / 2));
   } else if (process.env.BENCH_RATE) rate = Number(process.env.BENCH_RATE);
   await loopDelay(app);
-  const kind = process.env.BENCH_PROFILE === "promoted" ? "promoted" : "profile";
+  const kind = ["promoted", "allocated"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
   await ask(app, `${kind}-start`);
   const result = await measured(app, { ...load, seconds, rate }, { drain });
   const file = (await ask(app, `${kind}-stop`) as { profile: string }).profile;
   const loop = await loopDelay(app);
   console.log(`${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req; loop delay p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`);
-  if (kind === "promoted") allocations(JSON.parse(readFileSync(file, "utf8")));
+  if (kind !== "profile") allocations(JSON.parse(readFileSync(file, "utf8")));
   else summarise(JSON.parse(readFileSync(file, "utf8")));
   console.log(`profile: ${file}`);
   app.child.kill("SIGTERM");
@@ -150,5 +151,5 @@ function allocations(profile: { head: HeapNode }) {
     for (const child of node.children) walk(child, appStack);
   };
   walk(profile.head, []);
-  console.log(`sampled ${(total / 2 ** 20).toFixed(1)} MiB outlived a scavenge\n-- by allocation site --\n${top(self, 30, total)}\n-- by app frame (inclusive) --\n${top(app, 30, total)}`);
+  console.log(`sampled ${(total / 2 ** 20).toFixed(1)} MiB\n-- by allocation site --\n${top(self, 30, total)}\n-- by app frame (inclusive) --\n${top(app, 30, total)}`);
 }

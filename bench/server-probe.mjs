@@ -40,7 +40,7 @@ process.on("message", (message) => {
     gc = {};
     return;
   }
-  if (/^(profile|promoted)-(start|stop)$/.test(message)) return record(message);
+  if (/^(profile|promoted|allocated)-(start|stop)$/.test(message)) return record(message);
   if (message === "snapshot") return process.send?.({ snapshot: writeHeapSnapshot(path.join(process.env.BENCH_PROFILE_DIR ?? tmpdir(), `bench-${process.pid}-${Date.now()}.heapsnapshot`)) });
   if (message !== "gc") return;
   globalThis.gc?.();
@@ -54,6 +54,11 @@ const RECORDINGS = {
   promoted: {
     domain: "HeapProfiler", stop: "HeapProfiler.stopSampling", ext: "heapprofile", setup: null,
     start: ["HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false }],
+  },
+  /** every allocation, garbage or not: what a request allocates */
+  allocated: {
+    domain: "HeapProfiler", stop: "HeapProfiler.stopSampling", ext: "heapprofile", setup: null,
+    start: ["HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }],
   },
 };
 let session;
