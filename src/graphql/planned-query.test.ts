@@ -62,6 +62,21 @@ describe("Pothos's query planned once per document (graphql/planned-query.ts)", 
     expect(read.queries.find((q) => /"?documents"?\./.test(q) && /sha256/.test(q))).toBeUndefined();
   });
 
+  it("keeps the columns a computed field reads (ownColumns) when it trims a page: etag, masked tax id, address, document status", async () => {
+    const fields = "id etag taxId billingAddress { line1 } documents { id status documentNumber file { fileName } }";
+    const narrow = `{ users(first: 10) { edges { node { ${fields} } } } }`;
+    const wide = `query($yes: Boolean!) { users(first: 10) { edges { node { ${fields.replace("documents {", "documents @include(if: $yes) {")} } } } }`;
+    const read = await t.app.database.countQueries(() => t.gql(key, narrow));
+    const whole = await t.app.database.countQueries(() => t.gql(key, wide, { yes: true }));
+    expect(read.result.body.errors).toBeUndefined();
+    expect(read.result.body).toEqual(whole.result.body);
+    const page = read.result.body.data.users.edges.map((e: { node: { id: string } }) => e.node);
+    expect(page.find((u: { id: string }) => u.id === withDocs)).toMatchObject({ etag: expect.stringMatching(/\S/), documents: [{ status: "ACTIVE", documentNumber: "****4567", file: { fileName: "p.png" } }] });
+    const users = read.queries.find((q) => /FROM "?[\w"]*\.?"?users"? /i.test(q) && !/count\(/i.test(q))!;
+    expect(users).not.toContain("tax_id_encrypted"); // still trimmed
+    for (const column of ["version", "tax_id_last4", "billing_address"]) expect(users).toContain(column);
+  });
+
   it("plans a list's nodes once too: a page answers as the first one did", async () => {
     const list = "{ users(first: 10) { edges { node { id documents { documentType } } } } }";
     const first = await t.gql(key, list);

@@ -1,6 +1,7 @@
 /** GraphQL for check runs: the CheckRun type, User.checks, checks(userId) and submitVerification. */
 import { CheckStatus, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
+import { ownColumns } from "../../graphql/planned-query.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { User, UserStatusEnum } from "../users/users.schema.js";
 import { findChecks, recordCheckResult, requestCheck, submitVerification } from "./checks.service.js";
@@ -34,7 +35,7 @@ export const CheckRun = builder.prismaObject("CheckRun", {
     type: t.expose("type", { type: CheckType }),
     status: t.expose("status", { type: CheckStatus }),
     trigger: t.expose("trigger", { type: CheckTrigger }),
-    result: t.field({ type: CheckResult, nullable: true, select: { result: true }, resolve: (c) => (c.result as Result | null) ?? null }),
+    result: t.field({ type: CheckResult, nullable: true, extensions: ownColumns({ result: true }), resolve: (c) => (c.result as Result | null) ?? null }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
   }),

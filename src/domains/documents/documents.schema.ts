@@ -5,6 +5,7 @@
  */
 import { DocumentStatus, DocumentType } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
+import { ownColumns } from "../../graphql/planned-query.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { maskTail } from "../users/users.rules.js";
 import { documentStatus } from "./documents.rules.js";
@@ -38,12 +39,12 @@ export const Document = builder.prismaObject("Document", {
     userId: t.exposeID("userId"),
     user: t.relation("user", { authScopes: { scope: "users:read" } }),
     documentType: t.expose("documentType", { type: DocumentTypeEnum }),
-    status: t.field({ type: DocumentStatusEnum, select: { status: true, expiryDate: true }, resolve: (d) => documentStatus(d) }),
-    documentNumber: t.string({ nullable: true, description: "Masked: only the last four characters are shown", select: { documentNumberLast4: true }, resolve: (d) => maskTail(d.documentNumberLast4) }),
+    status: t.field({ type: DocumentStatusEnum, extensions: ownColumns({ status: true, expiryDate: true }), resolve: (d) => documentStatus(d) }),
+    documentNumber: t.string({ nullable: true, description: "Masked: only the last four characters are shown", extensions: ownColumns({ documentNumberLast4: true }), resolve: (d) => maskTail(d.documentNumberLast4) }),
     issuingCountry: t.exposeString("issuingCountry", { nullable: true, description: "ISO 3166-1 alpha-2" }),
     issueDate: t.expose("issueDate", { type: "Date", nullable: true }),
     expiryDate: t.expose("expiryDate", { type: "Date", nullable: true }),
-    file: t.field({ type: DocumentFile, select: { fileName: true, mimeType: true, sizeBytes: true, sha256: true, storageKey: true }, resolve: (d) => d }),
+    file: t.field({ type: DocumentFile, extensions: ownColumns({ fileName: true, mimeType: true, sizeBytes: true, sha256: true, storageKey: true }), resolve: (d) => d }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     deletedAt: t.expose("deletedAt", { type: "DateTime", nullable: true }),

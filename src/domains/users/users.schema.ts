@@ -2,7 +2,7 @@
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { plannedQuery } from "../../graphql/planned-query.js";
+import { ownColumns, plannedQuery } from "../../graphql/planned-query.js";
 import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsNow } from "../compliance/compliance.service.js";
@@ -51,9 +51,9 @@ export const User = builder.prismaObject("User", {
     dateOfBirth: t.expose("dateOfBirth", { type: "Date", nullable: true }),
     nationality: t.exposeString("nationality", { nullable: true }),
     countryOfResidence: t.exposeString("countryOfResidence", { nullable: true }),
-    residentialAddress: t.field({ type: AddressRef, nullable: true, select: { residentialAddress: true }, resolve: (u) => u.residentialAddress as Address | null }),
-    billingAddress: t.field({ type: AddressRef, nullable: true, select: { billingAddress: true }, resolve: (u) => u.billingAddress as Address | null }),
-    taxId: t.string({ nullable: true, description: "Masked: only the last four characters are shown", select: { taxIdLast4: true }, resolve: (u) => maskTail(u.taxIdLast4) }),
+    residentialAddress: t.field({ type: AddressRef, nullable: true, extensions: ownColumns({ residentialAddress: true }), resolve: (u) => u.residentialAddress as Address | null }),
+    billingAddress: t.field({ type: AddressRef, nullable: true, extensions: ownColumns({ billingAddress: true }), resolve: (u) => u.billingAddress as Address | null }),
+    taxId: t.string({ nullable: true, description: "Masked: only the last four characters are shown", extensions: ownColumns({ taxIdLast4: true }), resolve: (u) => maskTail(u.taxIdLast4) }),
     locale: t.exposeString("locale", { nullable: true }),
     status: t.expose("status", { type: UserStatus }),
     kycStatus: t.expose("kycStatus", { type: KycStatus }),
@@ -73,7 +73,7 @@ export const User = builder.prismaObject("User", {
       select: REQUIREMENT_COLUMNS,
       resolve: (u, _args, ctx) => requirementsNow(ctx, u),
     }),
-    etag: t.string({ description: "Send as If-Match to update only what you read", select: { id: true, version: true }, resolve: (u) => etagOf(u) }),
+    etag: t.string({ description: "Send as If-Match to update only what you read", extensions: ownColumns({ id: true, version: true }), resolve: (u) => etagOf(u) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
