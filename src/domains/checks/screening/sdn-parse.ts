@@ -51,10 +51,10 @@ export function parseSdnCsv(text: string): WatchlistEntry[] {
   for (;;) { const step = steps.next(); if (step.done) return step.value; }
 }
 
-const SLICE = 64 * 1024;
+const SLICE = 32 * 1024;
 
 /**
- * The same parse in slices: it yields after each 64 kB of text, so a caller that waits a turn of the
+ * The same parse in slices: it yields after each 32 kB of text, so a caller that waits a turn of the
  * event loop at each yield (loading a list in a serving process) never blocks it for long.
  */
 export function* parseSdnSteps(text: string): Generator<void, WatchlistEntry[]> {

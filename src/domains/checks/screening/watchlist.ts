@@ -135,7 +135,7 @@ export async function buildWatchlistYielding(text: string, fileName: string): Pr
   }
 }
 
-const PER_SLICE = 500;
+const PER_SLICE = 200;
 
 function* buildSteps(text: string, fileName: string): Generator<void, Watchlist> {
   const started = performance.now();
@@ -157,27 +157,31 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
     if (++done % PER_SLICE === 0) yield;
   }
   const namesByWord = groupPairs(nameOfWord, vocabulary.words.length);
-  // (key hash, word id) packed in one number and sorted: 32 bits of hash above the word id's bits
+  // (key hash, word id) packed in one number and sorted: 32 bits of hash above the word id's bits,
+  // bucketed by the hash's top byte first, so that the sort is 256 small ones between turns of the loop
   const idBits = Math.max(1, Math.ceil(Math.log2(vocabulary.words.length + 1)));
   if (32 + idBits > 53) throw new WatchlistFormatError(`the list has ${vocabulary.words.length} distinct words: too many to index`);
   const shift = 2 ** idBits;
-  const packed: number[] = [];
+  const buckets: number[][] = Array.from({ length: 256 }, () => []);
   for (const word of vocabulary.words) {
     if (namesByWord.starts[word.id] === namesByWord.starts[word.id + 1]) continue; // a particle or initial only
-    for (const hash of new Set(blockingKeys(word).map(keyHash))) packed.push(hash * shift + word.id);
+    for (const hash of new Set(blockingKeys(word).map(keyHash))) buckets[hash >>> 24]!.push(hash * shift + word.id);
     if (word.id % (PER_SLICE * 4) === 0) yield;
   }
-  const sorted = Float64Array.from(packed).sort();
-  yield;
   const keyList: number[] = [];
   const keyOfWord: number[] = []; // pairs: key index, word id
-  for (const value of sorted) {
-    const hash = Math.floor(value / shift);
-    if (keyList[keyList.length - 1] !== hash) keyList.push(hash);
-    keyOfWord.push(keyList.length - 1, value - hash * shift);
+  for (let b = 0; b < buckets.length; b++) {
+    for (const value of Float64Array.from(buckets[b]!).sort()) {
+      const hash = Math.floor(value / shift);
+      if (keyList[keyList.length - 1] !== hash) keyList.push(hash);
+      keyOfWord.push(keyList.length - 1, value - hash * shift);
+    }
+    buckets[b] = [];
+    if (b % 16 === 15) yield;
   }
   const keys = Uint32Array.from(keyList);
   const wordsByKey = groupPairs(keyOfWord, keys.length);
+  yield;
   const sha256 = createHash("sha256").update(text).digest("hex");
   const base = path.basename(fileName);
   const publishedOn = /(\d{4}-\d{2}-\d{2})/.exec(base)?.[1] ?? null;
