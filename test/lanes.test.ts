@@ -85,6 +85,15 @@ describe("the /graphql lane", () => {
     expect(await laneAnswers()).toBe(before + 3); // the bad variables went to yoga: its 400 and wording
   });
 
+  it("coerces variables as graphql-js does where the quick check cannot tell: an integer id is the lane's, a float or a missing one yoga's", async () => {
+    const before = await laneAnswers();
+    const integer = await t.gql(key, USER, { id: 12 }); // ID accepts an integer: coerced, then not found
+    expect(integer.errors?.[0].extensions.code).not.toBe("VALIDATION_FAILED");
+    expect(await laneAnswers()).toBe(before + 1);
+    for (const variables of [{ id: 1.5 }, {}, { id: null }]) expect((await t.gql(key, USER, variables)).errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
+    expect(await laneAnswers()).toBe(before + 1);
+  });
+
   it("leaves to yoga what it does not know: armour limits, a bad key, mutations, CORS, Idempotency-Key", async () => {
     const before = await laneAnswers();
     const deep = `{ user(id: "${userId}") { ${"requirements { errors { field } } ".repeat(1)} ${Array.from({ length: 20 }, (_, i) => `a${i}: firstName`).join(" ")} } }`;

@@ -20,7 +20,8 @@ import { ModelName } from "../../generated/prisma/internal/prismaNamespace.js";
 import { inputError } from "../server/plugins/use-input-guard.js";
 
 export type MaskError = (error: Error) => Error;
-type Plan = { operation: OperationDefinitionNode; jit: CompiledQuery | null };
+/** `stringVars`: the operation's variables when each is an ID or String (fast coercion check), else null */
+type Plan = { operation: OperationDefinitionNode; jit: CompiledQuery | null; stringVars: { name: string; required: boolean }[] | null };
 
 export type CompiledExecutor = ReturnType<typeof createCompiledExecutor>;
 
@@ -32,22 +33,30 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
     if (!plan) {
       const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
       const compiled = operation.operation === "query" && !nestsPrismaObject(schema, document, operation, prismaTypes) ? compileQuery(schema, document) : null;
-      plan = { operation, jit: compiled && isCompiledQuery(compiled) ? compiled : null };
+      plan = { operation, jit: compiled && isCompiledQuery(compiled) ? compiled : null, stringVars: stringVariables(operation) };
       plans.set(document, plan);
     }
     return plan;
   };
 
-  const coercible = (operation: OperationDefinitionNode, variables: Record<string, unknown>) => !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
+  /**
+   * Whether graphql-js would coerce the variables. The common case (`$id: ID!` given a string) is
+   * answered without graphql-js's coercion, which allocated a copy of every value per request; any
+   * other value or type is left to graphql-js.
+   */
+  const coercible = ({ operation, stringVars }: Plan, variables: Record<string, unknown>) =>
+    (stringVars !== null && stringVars.every(({ name, required }) => typeof variables[name] === "string" || (!required && variables[name] == null)))
+    || !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
 
   return {
     /** One validated single-operation document, as yoga's envelop would run it (input guard, mask). */
     async execute(document: DocumentNode, variables: Record<string, unknown>, contextValue: object, { exactErrors = false } = {}): Promise<ExecutionResult> {
       const guarded = inputError(document, variables);
       if (guarded) return { errors: [maskError(guarded) as GraphQLError] };
-      const { operation, jit } = planOf(document);
+      const plan = planOf(document);
+      const { jit } = plan;
       // with exactErrors any error is answered by graphql-js anyway: no need to coerce twice
-      const compiled = jit && (exactErrors || coercible(operation, variables)) ? jit : null;
+      const compiled = jit && (exactErrors || coercible(plan, variables)) ? jit : null;
       const classic = () => execute({ schema, document, variableValues: variables, contextValue }) as Promise<ExecutionResult>;
       let result = compiled ? await compiled.query(undefined, contextValue, variables) : await classic();
       if (compiled && exactErrors && result.errors?.length) result = await classic();
@@ -55,9 +64,21 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
     },
     /** false when the input guard or variable coercion would refuse: on /graphql yoga answers those (400, its wording) */
     accepts(document: DocumentNode, variables: Record<string, unknown>) {
-      return !inputError(document, variables) && coercible(planOf(document).operation, variables);
+      return !inputError(document, variables) && coercible(planOf(document), variables);
     },
   };
+}
+
+/** The operation's variables if every one is declared `ID`, `ID!`, `String` or `String!`; null otherwise. */
+function stringVariables(operation: OperationDefinitionNode) {
+  const out: { name: string; required: boolean }[] = [];
+  for (const definition of operation.variableDefinitions ?? []) {
+    const required = definition.type.kind === Kind.NON_NULL_TYPE;
+    const named = definition.type.kind === Kind.NON_NULL_TYPE ? definition.type.type : definition.type;
+    if (named.kind !== Kind.NAMED_TYPE || (named.name.value !== "ID" && named.name.value !== "String")) return null;
+    out.push({ name: definition.variable.name.value, required });
+  }
+  return out;
 }
 
 /** true when a field below the root returns a Prisma object (loaded by Pothos with its parent's query). */
