@@ -5,7 +5,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { OPERATOR } from "../src/context.js";
@@ -98,7 +98,8 @@ export function startFlags(): string[] {
   const start = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start as string;
   const flags = /node((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(start);
   if (!flags) throw new Error(`cannot find "node … dist/src/main.js" in the start script: ${start}`);
-  return flags[1].trim().split(/\s+/).filter(Boolean);
+  // BENCH_NODE_FLAGS: more node flags for an experiment (--trace-gc, another semi-space size)
+  return [...flags[1].trim().split(/\s+/), ...(process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/)].filter(Boolean);
 }
 
 /** phases: the RSS (MiB) main.ts logged after imports, migrations and the app's build */
@@ -120,8 +121,9 @@ export function startApp(flags: string[], entry = "dist/src/main.js", loader: st
       out += chunk;
       const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
       if (!m) return;
-      // from here on its request logs are drained unread
-      for (const stream of [child.stdout!, child.stderr!]) stream.off("data", onData).resume();
+      // from here on its output is drained unread, or written to BENCH_APP_OUTPUT (with --trace-gc, say)
+      const keep = process.env.BENCH_APP_OUTPUT ? createWriteStream(process.env.BENCH_APP_OUTPUT) : null;
+      for (const stream of [child.stdout!, child.stderr!]) { stream.off("data", onData); if (keep) stream.pipe(keep, { end: false }); else stream.resume(); }
       const phases = /"rss_mib":(\{[^}]*\})/.exec(out);
       resolve({ child, base: `http://127.0.0.1:${m[1]}`, phases: phases ? JSON.parse(phases[1]) : {} });
     };

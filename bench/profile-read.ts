@@ -24,15 +24,16 @@ if (/\.(cpu|heap)profile$/.test(process.argv[2] ?? "")) { // a profile written e
 }
 const row = rowNamed(process.argv[2] ?? "rest");
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const drain = row.name === "post"; // a POST queues three check runs: they are worked inside the profile
 build();
 const seeded = await seed();
 try {
   const app = await startApp(startFlags());
-  const load = { ...row.app, targets: row.perClient ? seeded.byClient : seeded.byId, connections: 32 };
+  const load = { ...row.app, targets: row.perClient ? seeded.byClient : seeded.byId, connections: CONNECTIONS };
   // BENCH_AFTER=post: another row's load first (worked off), as the bench's order runs it
   for (const before of (process.env.BENCH_AFTER ?? "").split(",").filter(Boolean).map(rowNamed))
-    await measured(app, { ...before.app, targets: before.perClient ? seeded.byClient : seeded.byId, connections: 32, seconds }, { drain: true });
+    await measured(app, { ...before.app, targets: before.perClient ? seeded.byClient : seeded.byId, connections: CONNECTIONS, seconds }, { drain: true });
   await measured(app, { ...load, seconds: 2 });
   await drainJobs();
   let rate: number | undefined;
@@ -41,21 +42,29 @@ try {
     rate = Math.max(1, Math.round(full.requests / (seconds + full.drained) / 2));
   } else if (process.env.BENCH_RATE) rate = Number(process.env.BENCH_RATE);
   await loopDelay(app);
-  const kind = ["promoted", "allocated"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
-  await ask(app, `${kind}-start`);
+  // BENCH_PROFILE=none: no recording at all (a --trace-gc run without the profiler's own allocations)
+  const kind = ["promoted", "allocated", "none"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
+  if (kind !== "none") await ask(app, `${kind}-start`, "recording");
+  // BENCH_SNAPSHOT_AT=4: a heap snapshot that many seconds into the measured run (what holds the heap under load)
+  const snapshot = process.env.BENCH_SNAPSHOT_AT ? new Promise((resolve) => setTimeout(() => resolve(ask(app, "snapshot", "snapshot")), Number(process.env.BENCH_SNAPSHOT_AT) * 1000)) : null;
   const result = await measured(app, { ...load, seconds, rate }, { drain });
-  const file = (await ask(app, `${kind}-stop`) as { profile: string }).profile;
+  const file = kind === "none" ? "" : (await ask(app, `${kind}-stop`, "profile") as { profile: string }).profile;
+  if (snapshot) console.log(`heap snapshot: ${JSON.stringify(await snapshot)}`);
   const loop = await loopDelay(app);
   console.log(`${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req; loop delay p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`);
-  if (kind !== "profile") allocations(JSON.parse(readFileSync(file, "utf8")));
+  if (kind === "none") { /* nothing recorded */ } else if (kind !== "profile") allocations(JSON.parse(readFileSync(file, "utf8")));
   else summarise(JSON.parse(readFileSync(file, "utf8")));
   console.log(`profile: ${file}`);
   app.child.kill("SIGTERM");
 } finally { await dropSchema(); }
 
-function ask(app: Server, message: string): Promise<unknown> {
+/** sends `message`, resolves with the first answer that carries `key` */
+function ask(app: Server, message: string, key: string): Promise<unknown> {
   app.child.send(message);
-  return new Promise((resolve) => app.child.once("message", resolve));
+  return new Promise((resolve) => {
+    const answer = (m: object) => { if (key in m) { app.child.off("message", answer); resolve(m); } };
+    app.child.on("message", answer);
+  });
 }
 
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };

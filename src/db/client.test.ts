@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { guardedPool } from "./client.js";
+import { guardedPool, pgConfigOf } from "./client.js";
+import { isOutage } from "./outage.js";
 
 describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () => {
   it("survives PostgreSQL ending the session of a client checked out between statements (a restart's 57P01)", async () => {
@@ -25,4 +26,30 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
     }
     expect(unhandled).toEqual([]);
   });
+
+  it("closes a connection whose statement has had no answer for 6 s: the statement and the one queued behind it fail as an outage, the next gets a new connection", async () => {
+    const pool = guardedPool({ ...pgConfigOf(process.env.DATABASE_URL!), max: 1 });
+    try {
+      const started = Date.now();
+      const stuck = pool.query("select pg_sleep(20)").catch((error: unknown) => error);
+      const behind = pool.query("select 2").catch((error: unknown) => error);
+      const [first, second] = await Promise.all([stuck, behind]);
+      expect(isOutage(first)).toBe(true);
+      expect(isOutage(second)).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(6_000);
+      expect(Date.now() - started).toBeLessThan(8_500);
+      expect((await pool.query("select 1 as one")).rows[0].one).toBe(1);
+    } finally { await pool.end(); }
+  }, 20_000);
+
+  it("leaves alone a connection that answers: statements one after another for longer than the timeout, each quick", async () => {
+    const pool = guardedPool({ ...pgConfigOf(process.env.DATABASE_URL!), max: 1 });
+    try {
+      const client = await pool.connect();
+      // busy for 7.5 s in all, never 6 s without an answer
+      for (let i = 0; i < 5; i++) await client.query("select pg_sleep(1.5)");
+      expect((await client.query("select 1 as one")).rows[0].one).toBe(1);
+      client.release();
+    } finally { await pool.end(); }
+  }, 20_000);
 });

@@ -35,39 +35,61 @@ export type Database = {
 
 /**
  * A database that stops answering must not hold requests: a connection attempt gives up after 5 s
- * and a query after 6 s, so a request fails (503, src/db/outage.ts) before a caller's 10 s timeout;
- * keep-alive notices a peer that vanished without closing the socket.
+ * and a connection whose queries get no answer for 6 s is closed (`watchedClient`), so a request
+ * fails (503, src/db/outage.ts) before a caller's 10 s timeout; keep-alive notices a peer that
+ * vanished without closing the socket.
  */
-const POOL_TIMEOUTS = { connectionTimeoutMillis: 5_000, query_timeout: 6_000, keepAlive: true, Client: closeOnTimeout() };
+const QUERY_TIMEOUT_MS = 6_000;
+const POOL_TIMEOUTS = { connectionTimeoutMillis: 5_000, keepAlive: true, Client: watchedClient() };
 
 /**
- * node-postgres answers a timed-out query at once but keeps its connection waiting for the server,
- * so what is queued behind it (Prisma's ROLLBACK after the failed statement) waits out a second
- * timeout, and the pool hands the stuck connection to the next request. A client that closes its
- * connection on a timeout fails all of that at once ("Connection terminated"), and the pool drops it.
+ * A client that closes its connection when its queries have had no answer for QUERY_TIMEOUT_MS.
+ *
+ * Not node-postgres's `query_timeout`, and no closure around each query's callback, for two
+ * reasons:
+ * - A closure wrapped around each query's callback (what `query_timeout` does, and what this
+ *   client's error observer did) made every query's result outlive minor GCs, for reasons inside
+ *   V8 not pinned down here. bench/db-promotion.ts: 8 KiB promoted to old space per scavenge
+ *   without it, ~3.5 MiB with it, and scavenges of 9 ms instead of ~1. Under the bench's users page
+ *   it was a third of all that was promoted, each promotion bringing the next mark-compact nearer
+ *   (bench/RESULTS.md, sixth session).
+ * - On a timeout `query_timeout` answered the query at once but kept the connection waiting for the
+ *   server, so what was queued behind it (Prisma's ROLLBACK) waited out a second timeout.
+ * One timer per connection, refreshed rather than created per query, watches for progress instead.
+ * A stall closes the connection: every query on it fails at once ("Connection terminated", an
+ * outage) and the pool drops it.
  */
-function closeOnTimeout(): typeof pg.Client {
+export function watchedClient(): typeof pg.Client {
   return class extends pg.Client {
+    /** when the connection last made progress: a query was sent to an idle one, or one finished */
+    #progress = 0;
+    #watchdog: NodeJS.Timeout | null = null;
     constructor(config?: string | pg.ClientConfig) {
       super(config);
-      const onError = (error: unknown) => {
-        if ((error as Error | null)?.message !== "Query read timeout") return;
-        this.end().catch(() => {});
-        (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      };
+      const internals = this as unknown as Internals;
+      internals.connection.on("readyForQuery", () => { this.#progress = performance.now(); });
       const query = this.query.bind(this) as (...a: unknown[]) => unknown;
-      // one wrapper for query's many overloads: only the error path is observed
+      // nothing per query but the stamp: a wrapped callback kept each result alive past minor GCs
       this.query = ((...args: unknown[]) => {
-        const last = args.length - 1;
-        const callback = args[last];
-        if (typeof callback === "function") args[last] = (error: unknown, result: unknown) => { if (error) onError(error); callback(error, result); };
-        const result = query(...args);
-        if (result instanceof Promise) result.catch(onError);
-        return result;
+        if (!busy(internals)) this.#progress = performance.now();
+        if (this.#watchdog) this.#watchdog.refresh();
+        else this.#watchdog = setTimeout(() => this.#check(), 1_000).unref();
+        return query(...args);
       }) as typeof this.query;
+    }
+    /** every second while queries are pending: a connection silent for QUERY_TIMEOUT_MS is closed */
+    #check() {
+      const internals = this as unknown as Internals;
+      if (!busy(internals)) return;
+      if (performance.now() - this.#progress < QUERY_TIMEOUT_MS) { this.#watchdog!.refresh(); return; }
+      this.end().catch(() => {});
+      internals.connection.stream?.destroy();
     }
   };
 }
+/** what of node-postgres's Client the watchdog reads (pg 8: the query in flight and those queued or sent) */
+type Internals = { connection: { on(event: string, fn: () => void): void; stream?: { destroy(): void } }; _activeQuery: unknown; _queryQueue: unknown[]; _sentQueryQueue?: unknown[] };
+const busy = (c: Internals) => Boolean(c._activeQuery) || c._queryQueue.length > 0 || (c._sentQueryQueue?.length ?? 0) > 0;
 
 export type DbOptions = { databaseUrl?: string; databaseSchema?: string; dataDir: string };
 
@@ -130,9 +152,9 @@ export function guardedPool(config: pg.PoolConfig) {
   return pool;
 }
 
-/** migrations may rightly run longer than any request: their own pool has no query timeout */
+/** migrations may rightly run longer than any request (the migration lock's wait): their own pool's clients are not watched */
 const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
-  new PrismaPg(guardedPool({ ...pgConfigOf(databaseUrl!, schema), query_timeout: undefined }), { ...(schema ? { schema } : {}), disposeExternalPool: true });
+  new PrismaPg(guardedPool({ ...pgConfigOf(databaseUrl!, schema), Client: pg.Client }), { ...(schema ? { schema } : {}), disposeExternalPool: true });
 
 /** an embedded database opened to check its migrations (migrations.ts), taken by the next createDb on that DATA_DIR rather than opened twice */
 const handedOver = new Map<string, PGlite>();
