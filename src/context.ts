@@ -1,4 +1,5 @@
 /** What every service receives: who is calling, the database, and request-scoped helpers. Nothing else. */
+import { contextCacheSymbol, initContextCache } from "@pothos/core";
 import type { Db } from "./db/client.js";
 import type { Cipher } from "./lib/crypto.js";
 import type { Logger } from "./lib/logger.js";
@@ -39,6 +40,22 @@ export type RequestContext = Services & {
   principal: Principal;
   requestId: string;
 };
+
+/**
+ * A request's context. Pothos keeps its per-request caches in module-level WeakMaps keyed by the
+ * context, and their values point back at it; V8's scavenger keeps such an entry alive while it can
+ * reach the key, so every request's caches, and the context with all it reached, outlived minor GCs
+ * and were promoted, to be freed only by a mark-compact (bench/RESULTS.md, sixth session). With
+ * Pothos's `initContextCache` the key is a small object of its own, which `releaseContext` drops
+ * once the answer is made: nothing then reaches the key, and the caches die young.
+ */
+export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
+  return { ...services, principal, requestId, ...initContextCache() };
+}
+/** after the answer: Pothos's caches for this request become unreachable (a later lookup would start afresh) */
+export function releaseContext(ctx: object) {
+  (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined;
+}
 
 /** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
 export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["admin", "lookups:read"]) };
