@@ -46,15 +46,18 @@ export type RequestContext = Services & {
  * context, and their values point back at it; V8's scavenger keeps such an entry alive while it can
  * reach the key, so every request's caches, and the context with all it reached, outlived minor GCs
  * and were promoted, to be freed only by a mark-compact (bench/RESULTS.md, sixth session). With
- * Pothos's `initContextCache` the key is a small object of its own, which `releaseContext` drops
- * once the answer is made: nothing then reaches the key, and the caches die young.
+ * Pothos's `initContextCache` the key is a small object of its own, which `withRequestContext` drops
+ * once the execution settles: nothing then reaches the key, and the caches die young. (A context
+ * that lives on, a subscription's, keeps its key.)
  */
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   return { ...services, principal, requestId, ...initContextCache() };
 }
-/** after the answer: Pothos's caches for this request become unreachable (a later lookup would start afresh) */
-export function releaseContext(ctx: object) {
-  (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined;
+
+/** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (a later lookup would start afresh). */
+export async function withRequestContext<T>(services: Services, principal: Principal, requestId: string, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
+  const ctx = requestContext(services, principal, requestId);
+  try { return await fn(ctx); } finally { (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined; }
 }
 
 /** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */

@@ -18,7 +18,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ExecutionResult } from "graphql";
 import { processRegularResult } from "graphql-yoga";
-import { releaseContext, requestContext, type RequestContext, type Services } from "../context.js";
+import { withRequestContext, type Services } from "../context.js";
 import type { CompiledExecutor } from "../graphql/compiled.js";
 import type { Metrics } from "../lib/metrics.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
@@ -74,7 +74,6 @@ export function createLanes(deps: LaneDeps) {
     let route: string | undefined;
     let limitHeaders: Record<string, string> = {};
     let reply: Reply;
-    let ctx: RequestContext | undefined;
     try {
       const who = await identify(services.auth, headers);
       const limited = "principal" in who ? await rateLimiter(who.principal) : null;
@@ -87,13 +86,12 @@ export function createLanes(deps: LaneDeps) {
           method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId, match,
           body: async () => ({ value: {}, form: false }), // a lane read has no body (laneRoute)
           onRoute: (path) => { route = path; },
-        }, (r, variables) => compiled.execute(r.operation, variables, ctx = requestContext(services, principal, requestId), { exactErrors: true }));
+        }, (r, variables) => withRequestContext(services, principal, requestId, (ctx) => compiled.execute(r.operation, variables, ctx, { exactErrors: true })));
       }
     } catch (error) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
       reply = problemReply(refusal.problem, requestId, refusal.headers);
     }
-    if (ctx) releaseContext(ctx);
     write(res, reply, { ...limitHeaders, "x-request-id": requestId });
     recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
   }
@@ -124,20 +122,18 @@ export function createLanes(deps: LaneDeps) {
     const principal = who.principal;
     let reply: Reply;
     let limitHeaders: Record<string, string> = {};
-    const ctx = requestContext(services, principal, requestId);
     try {
       const limited = await rateLimiter(principal);
       if (limited.refusal) reply = graphqlErrorReply(limited.refusal.problem, requestId, limited.refusal.headers);
       else {
         limitHeaders = limited.headers ?? {};
-        const result = await compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true });
+        const result = await withRequestContext(services, principal, requestId, (ctx) => compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true }));
         reply = await graphqlReply(result, ACCEPTED[(headers.get("accept") ?? "").toLowerCase().replace(/\s/g, "")], deps.fetchAPI);
       }
     } catch (error) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
       reply = graphqlErrorReply(refusal.problem, requestId, refusal.headers);
     }
-    releaseContext(ctx);
     metrics.countLane("graphql");
     write(res, reply, { ...limitHeaders, "x-request-id": requestId });
     recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId, read: true }); // the lane runs queries only

@@ -6,7 +6,7 @@ import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
-import type { RequestContext, Services } from "../context.js";
+import { requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
 import { errorResponse } from "../rest/problem.js";
 import { matchRoute, type CompiledRoute } from "../rest/routes.js";
@@ -88,7 +88,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly
     context: (initial: { request?: Request; principal?: RequestContext["principal"]; requestId?: string }): RequestContext => {
       const state = initial.principal ? { principal: initial.principal, requestId: initial.requestId ?? "" } : stateOf(initial.request!);
-      return { ...services, principal: state.principal!, requestId: state.requestId };
+      return requestContext(services, state.principal!, state.requestId);
     },
     // every plugin behind one boundary: whatever one of them throws is answered without a stack
     plugins: plugins.map((plugin) => withErrorBoundary(plugin, services.logger)),
