@@ -26,6 +26,32 @@ describe("GraphQL paging", () => {
     expect(names(before.data.users)).toEqual(order.slice(1, 3));
   });
 
+  it("counts a list only when its selection asks for totalCount, and then once", async () => {
+    const counts = (queries: string[]) => queries.filter((q) => /count\(/i.test(q)).length;
+    const page = await t.app.database.countQueries(() => t.gql(key, `{ users(first: 2) { pageInfo { hasNextPage } edges { node { firstName } } } }`));
+    expect(page.result.data.users).toMatchObject({ pageInfo: { hasNextPage: true } });
+    expect(page.result.data.users.edges).toHaveLength(2);
+    expect(counts(page.queries)).toBe(0);
+    const last = await t.app.database.countQueries(() => t.gql(key, `{ users(first: 5) { pageInfo { hasNextPage } edges { node { firstName } } } }`));
+    expect(last.result.data.users.pageInfo.hasNextPage).toBe(false);
+    for (const asked of [
+      `{ users(first: 2) { totalCount edges { node { firstName } } } }`,
+      `{ users(first: 2) { a: totalCount b: totalCount } }`,
+      `{ users(first: 2) { ... on UserConnection { totalCount } } }`,
+      `{ users(first: 2) { ...total } } fragment total on UserConnection { totalCount }`,
+      `{ users(first: 2) { edges { cursor } } users(first: 2) { totalCount } }`,
+    ]) {
+      const read = await t.app.database.countQueries(() => t.gql(key, asked));
+      expect(read.result.errors, asked).toBeUndefined();
+      expect(Object.values(read.result.data.users).filter((v) => typeof v === "number"), asked).toEqual(Object.values(read.result.data.users).filter((v) => typeof v === "number").map(() => 5));
+      expect(counts(read.queries), asked).toBe(1);
+    }
+    // the REST list still says how many there are
+    const rest = await t.app.database.countQueries(() => t.rest("GET", "/v2/users?records_per_page=2", { key }));
+    expect(rest.result.body.pagination).toMatchObject({ total_records: 5, total_pages: 3 });
+    expect(counts(rest.queries)).toBe(1);
+  });
+
   it("answers a cursor it did not issue with VALIDATION_FAILED naming the argument", async () => {
     for (const [arg, cursor] of [["after", "not a cursor!"], ["before", "T2Zmc2V0Q29ubmVjdGlvbjp4"], ["after", Buffer.from("Other:3").toString("base64")]]) {
       const res = await t.gql(key, `query($c: String) { users(${arg}: $c) { totalCount } }`, { c: cursor });

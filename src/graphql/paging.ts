@@ -4,7 +4,7 @@
  * into `first`/`after` exactly. Bad paging arguments are VALIDATION_FAILED naming the argument.
  */
 import { cursorToOffset, offsetToCursor, resolveArrayConnection, resolveOffsetConnection } from "@pothos/plugin-relay";
-import type { GraphQLResolveInfo } from "graphql";
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import type { RequestContext } from "../context.js";
 import type { SchemaTypes } from "./builder.js";
 import { plannedQuery } from "./planned-query.js";
@@ -36,19 +36,46 @@ function isCursor(cursor: string) {
 /** `last` alone counts back from the end: the total is needed before the window. */
 const countsFirst = (args: PageArgs) => args.last != null && args.before == null && args.first == null;
 
+/**
+ * A connection's `totalCount`: a number, or the count still to run. A page whose selection does not
+ * ask for the total is not counted at all (hasNextPage comes from reading one row more); asked for,
+ * the count runs once, however many aliases read it.
+ */
+export type TotalCount = number | (() => Promise<number>);
+
+/** `asksTotal`: the selection reads `totalCount`, so the count runs beside the page, not after it. */
 export async function offsetConnection<T>(
   args: PageArgs,
   count: () => Promise<number>,
   fetch: (window: { offset: number; limit: number }) => Promise<T[]>,
-) {
+  asksTotal = true,
+): Promise<{ totalCount: TotalCount }> {
   checkPageArgs(args);
   const options = { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE };
   if (countsFirst(args)) {
     const totalCount = await count();
     return Object.assign(await resolveOffsetConnection({ ...options, totalCount }, fetch), { totalCount });
   }
+  if (!asksTotal) {
+    let counted: Promise<number> | undefined;
+    return Object.assign(await resolveOffsetConnection(options, fetch), { totalCount: () => (counted ??= count()) });
+  }
   const [totalCount, connection] = await Promise.all([count(), resolveOffsetConnection(options, fetch)]);
   return Object.assign(connection, { totalCount });
+}
+
+const asksTotalOf = new WeakMap<FieldNode, boolean>();
+/** Whether the connection field's selection reads `totalCount` (a fragment spread is taken as asking). */
+function asksTotal(info: GraphQLResolveInfo) {
+  const field = info.fieldNodes[0]!;
+  let asks = asksTotalOf.get(field);
+  if (asks === undefined) {
+    const reads = (set: SelectionSetNode | undefined): boolean => !!set && set.selections.some((s) =>
+      s.kind === Kind.FIELD ? s.name.value === "totalCount" : s.kind === Kind.INLINE_FRAGMENT ? reads(s.selectionSet) : true);
+    asks = info.fieldNodes.some((node) => reads(node.selectionSet));
+    asksTotalOf.set(field, asks);
+  }
+  return asks;
 }
 
 /** The same paging over rows already in memory (e.g. loaded by a DataLoader for many parents at once). */
@@ -71,11 +98,13 @@ export type Found = { count: () => Promise<number>; page: (window: { offset: num
 export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found, { narrow = false } = {}) =>
   (_root: unknown, args: A & PageArgs, ctx: RequestContext, info: GraphQLResolveInfo) => {
     const found = find(ctx, args, plannedQuery(ctx, info, { path: ["edges", "node"], typeName, narrow }) as never);
-    return offsetConnection(args, found.count, found.page) as never;
+    return offsetConnection(args, found.count, found.page, asksTotal(info)) as never;
   };
 
 /** Connection options naming the type and adding totalCount (REST's total_records). */
 export const withTotalCount = (name: string) => ({
   name,
-  fields: (c: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, object>) => ({ totalCount: c.int({ resolve: (conn) => (conn as { totalCount: number }).totalCount }) }),
+  fields: (c: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, object>) => ({
+    totalCount: c.int({ resolve: (conn) => { const total = (conn as { totalCount: TotalCount }).totalCount; return typeof total === "function" ? total() : total; } }),
+  }),
 });
