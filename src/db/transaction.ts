@@ -7,6 +7,7 @@
  * Public events also enqueue their webhook deliveries here (webhooks.dispatch.ts), woken after commit.
  */
 import type { Db } from "./client.js";
+import { freshRow, rowInserter } from "./insert-rows.js";
 import { recordAudit, recordAudits, type Actor, type AuditInput } from "../domains/audit/audit.service.js";
 import type { EventBus, Topics } from "../domains/events/events.pubsub.js";
 import { EVENT_RELAY_JOB, outboxRows, publishEvents, sendRelayJob } from "../domains/events/events.relay.js";
@@ -31,6 +32,11 @@ export type Write = {
   enqueueMany(name: string, items: { data: object; singletonKey?: string }[]): Promise<void>;
 };
 
+// seq and tx_id are the database's own (their order is what catch-up pages by)
+const insertEvents = rowInserter<ReturnType<typeof freshRow> & ReturnType<typeof outboxRows>[number]>("events", {
+  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", type: "type text", data: "data jsonb",
+});
+
 export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Write) => Promise<T>, options?: { timeout?: number }): Promise<T> {
   const emitted: unknown[][] = [];
   let eventIds: string[] = [];
@@ -51,7 +57,8 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
       enqueueMany: (name, items) => jobsFor(name).sendMany(name, items, { tx }),
     });
     if (emitted.length) {
-      const rows = await tx.event.createManyAndReturn({ data: outboxRows(emitted), select: { id: true, type: true, clientId: true, data: true, createdAt: true } });
+      const rows = outboxRows(emitted).map((row) => ({ ...freshRow(), ...row }));
+      await insertEvents(tx, rows);
       eventIds = rows.map((e) => e.id);
       if (writer.jobs) relayJob = await sendRelayJob(writer.jobs, tx);
       // webhooks are owed whoever wrote: a writer without `jobs` (a job's own write) uses the app's engine

@@ -1,13 +1,15 @@
 /** The audit trail: one row per write, inside the write's own transaction, naming fields but never values. */
 import type { Principal } from "../../context.js";
 import type { Db } from "../../db/client.js";
+import { freshRow, rowInserter } from "../../db/insert-rows.js";
 
-type Tx = Pick<Db, "auditEntry">; // any transaction client: withTransaction (db/transaction.ts) is the usual caller
+type Tx = Pick<Db, "$executeRawUnsafe">; // any transaction client: withTransaction (db/transaction.ts) is the usual caller
 
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
 export type Actor = { principal: Principal; requestId?: string };
 
 const rowOf = (actor: Actor, entry: AuditInput) => ({
+  ...freshRow(),
   clientId: actor.principal.clientId,
   actor: actor.principal.keyId === "admin" ? "operator" : `key:${actor.principal.keyId}`,
   action: entry.action,
@@ -17,11 +19,16 @@ const rowOf = (actor: Actor, entry: AuditInput) => ({
   changedFields: entry.changedFields ?? [],
 });
 
+const insertAudits = rowInserter<ReturnType<typeof rowOf>>("audit_log", {
+  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", actor: "actor text", action: "action text",
+  targetType: "target_type text", targetId: "target_id text", requestId: "request_id text", changedFields: "changed_fields text[]",
+});
+
 export function recordAudit(tx: Tx, actor: Actor, entry: AuditInput) {
-  return tx.auditEntry.create({ data: rowOf(actor, entry) });
+  return insertAudits(tx, [rowOf(actor, entry)]);
 }
 
 /** Several entries of one write in one statement. */
 export function recordAudits(tx: Tx, actor: Actor, entries: AuditInput[]) {
-  return tx.auditEntry.createMany({ data: entries.map((entry) => rowOf(actor, entry)) });
+  return insertAudits(tx, entries.map((entry) => rowOf(actor, entry)));
 }

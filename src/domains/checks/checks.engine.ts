@@ -8,6 +8,7 @@ import type { CheckRun } from "../../../generated/prisma/client.js";
 import type { CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import { OPERATOR } from "../../context.js";
 import type { Db } from "../../db/client.js";
+import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import { withTransaction, type Write } from "../../db/transaction.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
@@ -20,6 +21,11 @@ import { CHECK_EVENT, latestByType, riskOf, statusAfterChecks, type CheckOutcome
 
 export const CHECK_RUN_JOB = "checks.run";
 
+const insertRuns = rowInserter<CheckRun>("check_runs", {
+  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", userId: "user_id uuid", type: `type "CheckType"`,
+  trigger: `trigger "CheckTrigger"`, status: `status "CheckStatus"`, result: "result jsonb", startedAt: "started_at timestamp(3)", completedAt: "completed_at timestamp(3)",
+});
+
 /**
  * Queues runs of `types` for a user inside the caller's write, reusing a queued run of the same type
  * (it takes the newest trigger: the latest reason it will run for). The reuse is an UPDATE of that
@@ -31,7 +37,8 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
   if (!types.length) return [];
   const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
   const missing = types.filter((type) => !reused.some((run) => run.type === type));
-  const created = missing.length ? await write.tx.checkRun.createManyAndReturn({ data: missing.map((type) => ({ ...target, type, trigger })) }) : [];
+  const created: CheckRun[] = missing.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, startedAt: null, completedAt: null }));
+  await insertRuns(write.tx, created);
   // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
   if (created.length) await write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);

@@ -34,7 +34,6 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
   return withTransaction(ctx.db, ctx, async (write) => {
-    await assertUnique(write.tx, clientId, checked, null);
     const user = await write.tx.user.create({ select: { id: true }, data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
     await write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
     await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED", { fresh: true });
@@ -173,8 +172,21 @@ async function assertUnique(tx: Pick<RequestContext["db"], "user">, clientId: st
   }
 }
 
-/** A unique-index race lost after the pre-check still answers 409, not 500. */
+/** The unique index a write ran into names the field (adapter-pg names the index, PGlite's adapter its columns). */
+type UniqueViolation = { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string; fields?: string[] } } } } };
+const CLASHING = [["email_key", "email"], ["external_id", "externalId"]] as const;
+
+/**
+ * A create is checked by the unique indexes alone (one statement less on every create); an update
+ * asks first, since a verified user's new email waits as pending, where no index guards it. Either
+ * way a clash answers 409 naming the field, and the transaction writes nothing.
+ */
 function uniqueViolation(error: unknown): never {
-  if ((error as { code?: string })?.code === "P2002") throw new DomainError("CONFLICT", "Another user of this client already has this email or external id.");
-  throw error;
+  const { code, meta } = (error ?? {}) as UniqueViolation;
+  if (code !== "P2002") throw error;
+  const constraint = meta?.driverAdapterError?.cause?.constraint;
+  const named = [constraint?.index ?? "", ...(constraint?.fields ?? [])].join(" ");
+  const field = CLASHING.find(([column]) => named.includes(column))?.[1];
+  if (!field) throw new DomainError("CONFLICT", "Another user of this client already has this email or external id.");
+  throw new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
 }

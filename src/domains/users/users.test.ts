@@ -127,7 +127,11 @@ describe.each(backends)("users v2 on %s", (backend) => {
   });
 
   it("answers 409 for a duplicate email (any case) or external_id and writes nothing", async () => {
-    await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "One", email: "dup@example.com", external_id: "dup-1" } });
+    // the unique indexes decide: a create asks nothing before its insert
+    const created = await t.app.database.countQueries(() => t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "One", email: "dup@example.com", external_id: "dup-1" } }));
+    expect(created.result.status).toBe(201);
+    const insert = created.queries.findIndex((q) => /^INSERT INTO \S*users/.test(q));
+    expect(created.queries.slice(0, insert).filter((q) => /FROM \S*"users"/.test(q))).toEqual([]);
     const before = await userCount();
     const byEmail = await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "Two", email: "DUP@example.com" } });
     expect(byEmail.status).toBe(409);

@@ -1,0 +1,52 @@
+/**
+ * The write path's plain inserts (db/insert-rows.ts) leave the rows Prisma itself would have written:
+ * read back through Prisma, each equals the row the writer built (ids, UTC timestamps, enums, arrays,
+ * Json), on either database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR } from "../context.js";
+import { enqueueChecks } from "../domains/checks/checks.engine.js";
+import { withTransaction } from "./transaction.js";
+import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
+
+describe.each(backends)("rows inserted without Prisma's createMany (%s)", (backend) => {
+  let t: TestApp;
+  let clientId: string;
+  let userId: string;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { JOBS: "0" });
+    let key: string;
+    ({ key, clientId } = await t.createClient("Inserts"));
+    userId = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Ines", last_name: "Row", email: "ines@example.com" } })).body.user_id;
+  });
+  afterAll(() => t?.stop());
+
+  it("writes check runs, audit entries and outbox events as Prisma reads them back", async () => {
+    const { services } = t.app;
+    const started = Date.now();
+    const runs = await withTransaction(t.db, { principal: OPERATOR, requestId: "insert-rows-1", jobs: services.jobs, events: services.events }, async (write) => {
+      await write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
+      await write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
+      write.emit("user.status.updated", clientId, { userId, status: "ACTIVE", previousStatus: "PENDING", user: { nested: { list: [1, "two", null] } } });
+      return enqueueChecks(write, { clientId, userId }, ["KYC", "TRANSACTION_MONITORING"], "USER_UPDATED", { fresh: true });
+    });
+    const stored = await t.db.checkRun.findMany({ where: { id: { in: runs.map((r) => r.id) } } });
+    expect(stored.sort((a, b) => a.type.localeCompare(b.type))).toEqual([...runs].sort((a, b) => a.type.localeCompare(b.type)));
+    expect(runs.map((r) => r.status)).toEqual(["QUEUED", "QUEUED"]);
+    // the clock as Prisma writes it: UTC, to the millisecond
+    expect(Math.abs(runs[0]!.createdAt.getTime() - started)).toBeLessThan(5_000);
+
+    const audits = await t.db.auditEntry.findMany({ where: { requestId: "insert-rows-1" }, orderBy: { action: "asc" } });
+    expect(audits.map(({ action, clientId: c, actor, changedFields }) => ({ action, c, actor, changedFields }))).toEqual([
+      { action: "test.many", c: null, actor: "operator", changedFields: ["email", "phone number"] },
+      { action: "test.many", c: null, actor: "operator", changedFields: [] },
+      { action: "test.one", c: null, actor: "operator", changedFields: [] },
+    ]);
+    for (const audit of audits) expect(Math.abs(audit.createdAt.getTime() - started)).toBeLessThan(5_000);
+
+    const [event] = await t.db.event.findMany({ where: { clientId, type: "user.status.updated" }, orderBy: { seq: "desc" }, take: 1 });
+    expect(event).toMatchObject({ clientId, data: { userId, status: "ACTIVE", user: { nested: { list: [1, "two", null] } } } });
+    expect(typeof event!.seq).toBe("bigint");
+    expect(Math.abs(event!.createdAt.getTime() - started)).toBeLessThan(5_000);
+  });
+});
