@@ -1,15 +1,16 @@
 /**
- * The write path's plain inserts (db/insert-rows.ts) leave the rows Prisma itself would have written:
- * read back through Prisma, each equals the row the writer built (ids, UTC timestamps, enums, arrays,
+ * The write path's plain statements leave and answer the rows Prisma itself would have: the inserts
+ * of db/insert-rows.ts, and the check engine's outcome update and locked user read. Read back through
+ * Prisma, each equals what the writer built or was answered (ids, UTC timestamps, enums, arrays,
  * Json), on either database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../context.js";
-import { enqueueChecks } from "../domains/checks/checks.engine.js";
+import { completeRun, enqueueChecks } from "../domains/checks/checks.engine.js";
 import { withTransaction } from "./transaction.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
-describe.each(backends)("rows inserted without Prisma's createMany (%s)", (backend) => {
+describe.each(backends)("rows written by plain statements (%s)", (backend) => {
   let t: TestApp;
   let clientId: string;
   let userId: string;
@@ -22,8 +23,8 @@ describe.each(backends)("rows inserted without Prisma's createMany (%s)", (backe
   afterAll(() => t?.stop());
 
   it("writes check runs, audit entries and outbox events as Prisma reads them back", async () => {
-    const { services } = t.app;
     const started = Date.now();
+    const { services } = t.app;
     const runs = await withTransaction(t.db, { principal: OPERATOR, requestId: "insert-rows-1", jobs: services.jobs, events: services.events }, async (write) => {
       await write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
       await write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
@@ -48,5 +49,16 @@ describe.each(backends)("rows inserted without Prisma's createMany (%s)", (backe
     expect(event).toMatchObject({ clientId, data: { userId, status: "ACTIVE", user: { nested: { list: [1, "two", null] } } } });
     expect(typeof event!.seq).toBe("bigint");
     expect(Math.abs(event!.createdAt.getTime() - started)).toBeLessThan(5_000);
+
+    // a run's outcome recorded: the run and the user answered are the rows as Prisma reads them
+    const outcome = { status: "CONSIDER", score: 0.42, reasons: ["name_partial_match"], matches: [{ name: "X", score: 0.9 }], provider: "test" } as const;
+    const done = await completeRun(services, runs[0]!.id, outcome as never, { requestId: "insert-rows-2", from: ["QUEUED"] });
+    expect(done!.run).toEqual(await t.db.checkRun.findUnique({ where: { id: runs[0]!.id } }));
+    expect(done!.run).toMatchObject({ status: "CONSIDER", result: { score: 0.42, reasons: ["name_partial_match"], provider: "test" } });
+    expect(done!.user).toEqual(await t.db.user.findUnique({ where: { id: userId }, select: { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } }));
+    expect(done!.user).toMatchObject({ riskScore: 42, riskLevel: "MEDIUM" });
+    // a run no longer in one of `from` is left alone
+    expect(await completeRun(services, runs[0]!.id, { ...outcome, status: "CLEAR" } as never, { requestId: "insert-rows-3", from: ["QUEUED", "RUNNING"] })).toBeNull();
+    expect((await t.db.checkRun.findUnique({ where: { id: runs[0]!.id } }))!.status).toBe("CONSIDER");
   });
 });

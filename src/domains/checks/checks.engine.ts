@@ -52,6 +52,9 @@ export const checkView = (run: CheckRun) => ({
 
 const USER_STATE = { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } as const;
 type UserState = { id: string; clientId: string; externalId: string | null; status: string; kycStatus: string; riskLevel: string | null; riskScore: number | null; updatedAt: Date };
+/** USER_STATE read under the row's lock, in one statement (Prisma has no FOR UPDATE) */
+const LOCKED_USER_STATE = `select id::text, client_id::text as "clientId", external_id as "externalId", status::text, kyc_status::text as "kycStatus",
+  risk_level::text as "riskLevel", risk_score as "riskScore", version, updated_at as "updatedAt" from users where id = $1::uuid for update`;
 
 /** The user's state in events: what moved, never personal data (the consumer reads the user for that). */
 export const userView = (u: UserState) => ({
@@ -68,9 +71,9 @@ export const userStateOf = async (tx: Write["tx"], id: string) => userView(await
 export async function settleUser(write: Write, done: CheckRun[]) {
   const { tx, emit, audit } = write;
   const { userId, clientId } = done[0]!;
-  // the row is locked before it is read: a verification or a closing committed meanwhile is seen, never overwritten
-  await tx.$queryRawUnsafe(`select 1 from users where id = $1::uuid for update`, userId);
-  const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: USER_STATE });
+  // the row is locked as it is read: a verification or a closing committed meanwhile is seen, never overwritten
+  const [user] = await tx.$queryRawUnsafe<(UserState & { version: number })[]>(LOCKED_USER_STATE, userId);
+  if (!user) throw new Error(`user ${userId} of completed runs is gone`);
   const runs = await tx.checkRun.findMany({ where: { userId }, orderBy: { createdAt: "desc" }, take: 50, select: { type: true, status: true, createdAt: true, result: true } });
   const completed = runs.filter((r) => r.status !== "QUEUED" && r.status !== "RUNNING");
   const risk = riskOf(latestByType(completed).values());
@@ -138,6 +141,16 @@ async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object):
 }
 
 type Completion = { checkId: string; outcome: CheckOutcome };
+
+/**
+ * Each outcome recorded on its run if the run is still in one of `from`, in one statement for all the
+ * runs of a user (Prisma's updateManyAndReturn is one statement a run); answers the runs as Prisma reads them.
+ */
+const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, completed_at = $2::timestamp(3)
+  from jsonb_to_recordset($1::jsonb) as o(id uuid, status "CheckStatus", result jsonb)
+  where c.id = o.id and c.status::text = any($3::text[])
+  returning c.id::text, c.client_id::text as "clientId", c.user_id::text as "userId", c.type::text, c.status::text, c.trigger::text, c.result,
+    c.created_at as "createdAt", c.started_at as "startedAt", c.completed_at as "completedAt"`;
 type CompleteOptions = { requestId: string; from: CheckRun["status"][]; principal?: typeof OPERATOR };
 
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
@@ -149,11 +162,10 @@ export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | 
 /** The same for runs of one user: each outcome recorded, the user settled once. */
 async function completeRuns(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, completions: Completion[], options: CompleteOptions) {
   return withTransaction(deps.db, { principal: options.principal ?? OPERATOR, requestId: options.requestId, events: deps.events, jobs: deps.jobs }, async (write) => {
-    const runs: CheckRun[] = [];
-    for (const { checkId, outcome: { status, ...result } } of completions) {
-      const [run] = await write.tx.checkRun.updateManyAndReturn({ where: { id: checkId, status: { in: options.from } }, data: { status, result: result as object, completedAt: new Date() } });
-      if (run) runs.push(run);
-    }
+    const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
+    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from);
+    // in the order the outcomes came, as their events go out
+    const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;
     await write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
     const user = await settleUser(write, runs);
