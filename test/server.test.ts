@@ -7,6 +7,7 @@ import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
 import { problemFromGraphQL, problemReply } from "../src/rest/problem.js";
 import { routes } from "../src/rest/routes.js";
+import { request } from "node:http";
 import { multiInstance, startTestApp, startTwoInstances, type TestApp } from "./helpers/app.js";
 
 describe("server", () => {
@@ -61,6 +62,29 @@ describe("server", () => {
     const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "x".repeat(4000) } });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("reads a chunked body (no content-length) up to the limit too, on GraphQL as on REST", async () => {
+    const port = await t.app.start(0, "127.0.0.1");
+    /** a POST over a real socket in chunks of 512 bytes: node sends transfer-encoding chunked, no length */
+    const chunked = (path: string, text: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path, method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }, (res) => {
+        let data = "";
+        res.on("data", (c) => { data += c; });
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(data) }));
+      });
+      req.on("error", reject);
+      for (let i = 0; i < text.length; i += 512) req.write(text.slice(i, i + 512));
+      req.end();
+    });
+    const small = await chunked("/graphql", JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }));
+    expect(small).toMatchObject({ status: 200, body: { data: { users: { totalCount: expect.any(Number) } } } });
+    const padded = JSON.stringify({ query: `{ users(first: 1) { totalCount } } # ${"x".repeat(4000)}` });
+    for (const path of ["/graphql", "/v2/users"]) {
+      const big = await chunked(path, path === "/graphql" ? padded : JSON.stringify({ first_name: "x".repeat(4000) }));
+      expect(big.status, path).toBe(413);
+      expect(big.body.code ?? big.body.errors?.[0]?.extensions?.code, path).toBe("PAYLOAD_TOO_LARGE");
+    }
   });
 
   it("codes GraphQL parse and validation errors VALIDATION_FAILED", async () => {

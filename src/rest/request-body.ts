@@ -31,7 +31,8 @@ export async function readBody(request: Request, maxBytes: number): Promise<Rest
   return { value, form };
 }
 
-async function readText(stream: ReadableStream<Uint8Array>, maxBytes: number) {
+/** At most `maxBytes` of a body, however it is sent (chunked too); more is PAYLOAD_TOO_LARGE, read no further. */
+export async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
@@ -45,7 +46,12 @@ async function readText(stream: ReadableStream<Uint8Array>, maxBytes: number) {
     }
     chunks.push(value);
   }
-  try { return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)); } catch {
+  return Buffer.concat(chunks);
+}
+
+async function readText(stream: ReadableStream<Uint8Array>, maxBytes: number) {
+  const bytes = await readBytes(stream, maxBytes);
+  try { return new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch {
     throw bodyError("The body is not valid UTF-8.", "malformed_text");
   }
 }

@@ -9,6 +9,7 @@ import type { Config } from "../config.js";
 import { requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
 import { errorResponse } from "../rest/problem.js";
+import { readBytes } from "../rest/request-body.js";
 import { matchRoute, type CompiledRoute } from "../rest/routes.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import type { LegacyPolicy } from "../rest/deprecation.js";
@@ -169,13 +170,28 @@ function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
     const match = (() => { try { return matchRoute(table, request.method, url.pathname); } catch { return null; } })();
     return match && "route" in match ? Math.max(maxBytes, match.route.maxBodyBytes ?? 0) : maxBytes;
   };
+  const tooLarge = (request: Request, limit: number) =>
+    errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${limit} bytes.` }, stateOf(request).requestId, { connection: "close" });
   return {
     onRequest({ request, url, endResponse }) {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length <= maxBytes) return;
       const limit = limitOf(request, url);
-      if (length > limit)
-        endResponse(errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${limit} bytes.` }, stateOf(request).requestId, { connection: "close" }));
+      if (length > limit) endResponse(tooLarge(request, limit));
+    },
+    // a GraphQL body with no length (chunked) is read up to the limit before yoga's parser sees it
+    // (REST routes read theirs with the same reader, rest/request-body.ts)
+    onRequestParse({ request, url, requestParser, setRequestParser, fetchAPI }) {
+      if (!requestParser || !request.body || request.headers.get("content-length") !== null) return;
+      const limit = limitOf(request, url);
+      setRequestParser(async (unread) => {
+        let body: Buffer;
+        try { body = await readBytes(unread.body!, limit); } catch (error) {
+          if ((error as { code?: string }).code === "PAYLOAD_TOO_LARGE") return tooLarge(unread, limit);
+          throw error;
+        }
+        return requestParser(new fetchAPI.Request(unread.url, { method: unread.method, headers: unread.headers, body: body as unknown as BodyInit }));
+      });
     },
   };
 }
