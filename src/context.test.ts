@@ -1,6 +1,9 @@
 import { contextCacheSymbol, createContextCache } from "@pothos/core";
+import { GraphQLObjectType, GraphQLSchema, GraphQLString } from "graphql";
+import { createYoga } from "graphql-yoga";
 import { describe, expect, it } from "vitest";
 import { OPERATOR, requestContext, withRequestContext, type Services } from "./context.js";
+import { useRequestCachesReleased } from "./server/yoga.js";
 
 const services = {} as Services;
 
@@ -20,5 +23,26 @@ describe("a request's context (Pothos's per-request caches)", () => {
     let failed: object | undefined;
     await expect(withRequestContext(services, OPERATOR, "r2", async (ctx) => { failed = ctx; throw new Error("boom"); })).rejects.toThrow("boom");
     expect((failed as Record<symbol, unknown>)[contextCacheSymbol]).toBeUndefined();
+  });
+
+  it("lets go of them after a yoga execution too, and of a streamed result's only at its end", async () => {
+    let during: unknown;
+    let ctx: object | undefined;
+    const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: "Query", fields: { seen: { type: GraphQLString, resolve: (_root, _args, context) => {
+      ctx = context;
+      during = (context as Record<symbol, unknown>)[contextCacheSymbol];
+      return "ok";
+    } } } }) });
+    const yoga = createYoga({ schema, context: () => requestContext(services, OPERATOR, "r3"), plugins: [useRequestCachesReleased()], logging: false });
+    const res = await yoga.fetch("http://test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ seen }" }) });
+    expect(await res.json()).toEqual({ data: { seen: "ok" } });
+    expect(during).toBeTypeOf("object");
+    expect((ctx as Record<symbol, unknown>)[contextCacheSymbol]).toBeUndefined();
+
+    const streamed = requestContext(services, OPERATOR, "r4");
+    const done = (useRequestCachesReleased() as any).onExecute({}).onExecuteDone({ args: { contextValue: streamed }, result: (async function* () { yield {}; })() });
+    expect((streamed as Record<symbol, unknown>)[contextCacheSymbol]).toBeTypeOf("object");
+    done.onEnd();
+    expect((streamed as Record<symbol, unknown>)[contextCacheSymbol]).toBeUndefined();
   });
 });

@@ -47,17 +47,23 @@ export type RequestContext = Services & {
  * reach the key, so every request's caches, and the context with all it reached, outlived minor GCs
  * and were promoted, to be freed only by a mark-compact (bench/RESULTS.md, sixth session). With
  * Pothos's `initContextCache` the key is a small object of its own, which `withRequestContext` drops
- * once the execution settles: nothing then reaches the key, and the caches die young. (A context
+ * once the execution settles, and yoga's executions do the same (server/yoga.ts
+ * `useRequestCachesReleased`): nothing then reaches the key, and the caches die young. (A context
  * that lives on, a subscription's, keeps its key.)
  */
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   return { ...services, principal, requestId, ...initContextCache() };
 }
 
-/** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (a later lookup would start afresh). */
+/** Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh). */
+export function releaseRequestCaches(ctx: object) {
+  (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined;
+}
+
+/** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/yoga.ts). */
 export async function withRequestContext<T>(services: Services, principal: Principal, requestId: string, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
   const ctx = requestContext(services, principal, requestId);
-  try { return await fn(ctx); } finally { (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined; }
+  try { return await fn(ctx); } finally { releaseRequestCaches(ctx); }
 }
 
 /** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */

@@ -4,9 +4,9 @@ import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspect
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
-import { createYoga, type Plugin } from "graphql-yoga";
+import { createYoga, isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
-import { requestContext, type RequestContext, type Services } from "../context.js";
+import { releaseRequestCaches, requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
 import { errorResponse } from "../rest/problem.js";
 import { readBytes } from "../rest/request-body.js";
@@ -74,6 +74,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useContractErrorCodes(),
     // last: a query document that reaches execution has passed every validation above
     validated.plugin(),
+    useRequestCachesReleased(),
   ];
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
@@ -193,6 +194,22 @@ function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
         return requestParser(new fetchAPI.Request(unread.url, { method: unread.method, headers: unread.headers, body: body as unknown as BodyInit }));
       });
     },
+  };
+}
+
+/**
+ * A query's or mutation's Pothos caches let go of once its result is made, a streamed result's at
+ * its end, as the lanes do (context.ts `withRequestContext`). Subscriptions run through `subscribe`,
+ * not here: their context lives as long as they do.
+ */
+export function useRequestCachesReleased(): Plugin {
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ args, result }) => {
+        if (!isAsyncIterable(result)) return releaseRequestCaches(args.contextValue as object);
+        return { onEnd: () => releaseRequestCaches(args.contextValue as object) };
+      },
+    }),
   };
 }
 
