@@ -68,7 +68,7 @@ for (const row of rows.filter((r) => !only || only.some((o) => r.name === o || r
   const rawHalf = await measured(raw, { ...common, ...row.raw, seconds, rate });
   if (full.drained > 1) drains.push(`${row.title.split(" ").slice(0, 3).join(" ")}: ${full.drained.toFixed(0)} s after the full run (sustained ${sustained.toFixed(0)} req/s, the half row's base), ${half.drained.toFixed(0)} s after the half`);
   const errors = full.errors + full.non2xx + half.errors + half.non2xx + base.errors + base.non2xx + rawHalf.errors + rawHalf.non2xx;
-  const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${rawHalf.p50} / ${rawHalf.p99} | ${loop.p99} / ${loop.max} | ${longestPause(loop.gc)} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
+  const line = `| ${row.title} | ${Math.round(full.rps)} | ${Math.round(base.rps)} | ${(full.rps / base.rps).toFixed(2)} | ${full.p50} / ${full.p99} | ${Math.round(half.rps)} | ${half.p50} / ${half.p99} | ${rawHalf.p50} / ${rawHalf.p99} | ${loop.p99} / ${loop.max} | ${half.loopMaxMs ?? "-"} | ${longestPause(loop.gc)} | ${Math.round(full.cpuUs)} | ${Math.round(base.cpuUs)} | ${errors} |`;
   console.error(line);
   table.push(line);
 }
@@ -89,8 +89,8 @@ ${os.cpus().length} cores (${os.cpus()[0].model}), Node ${process.version}, load
 ${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run for every 2nd); ${connections} connections, ${seconds} s a run
 (+2 s warm-up), random user and its client's key per request; app: \`node ${[...flags, "dist/src/main.js"].join(" ")}\`; seed + build ${seedSeconds.toFixed(0)} s.
 
-| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop delay p99 / max ms at half | app's longest GC pause at half, ms | app CPU µs/req | raw CPU µs/req | errors |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop delay p99 / max ms at half | load generator's own loop max ms at half | app's longest GC pause at half, ms | app CPU µs/req | raw CPU µs/req | errors |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join("\n")}
 
 app memory: RSS after imports / migrations / build ${JSON.stringify(app.phases)} MiB; idle after GC RSS ${Math.round(idleRss / 1024)} MiB (heap ${mib(idle.heapUsed)} MiB); peak RSS ${Math.round(hwm / 1024)} MiB (VmHWM; sampled under load ${Math.round(peakSampled / 1024)} MiB);
