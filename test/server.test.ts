@@ -87,6 +87,25 @@ describe("server", () => {
     }
   });
 
+  it("prices a query with the page sizes its variables ask for, and lets a page of 100 users with their documents through", async () => {
+    const page = "edges { node { id email firstName lastName phoneNumber status kycStatus createdAt updatedAt documents { id } checks { id status } } }";
+    // armor priced this literal page at 6,856 and refused it (limit 5,000), while `first: $n` with n = 100 cost 69
+    expect((await t.gql(key, `{ users(first: 100) { ${page} } }`)).errors).toBeUndefined();
+    const nested = "query($n: Int, $m: Int) { users(first: $n) { edges { node { id checks(first: $m) { id status } } } } }";
+    for (const variables of [{ n: 100, m: 100 }, { n: 50, m: 100 }]) {
+      const refused = await t.gql(key, nested, variables);
+      expect(refused.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({ code: "VALIDATION_FAILED", limit: 40_000 });
+      expect(refused.errors![0]!.message).toMatch(/costs \d+, over the limit/);
+    }
+    expect((await t.gql(key, nested, { n: 100, m: 2 })).errors).toBeUndefined();
+    // a document of several operations is priced as its dearest, whichever operationName picks
+    const two = await t.rest("POST", "/graphql", { key, body: { query: `query Cheap { users(first: 1) { totalCount } } ${nested.replace("query(", "query Dear(")}`, operationName: "Cheap", variables: { n: 100, m: 100 } } });
+    expect(two.body.errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
+    expect((await t.gql(key, nested.replace("$n", "100").replace("$m", "100").replace("query($n: Int, $m: Int) ", ""))).errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
+    // the REST list at its largest page is within the limit
+    expect((await t.rest("GET", "/v2/users?records_per_page=100", { key })).status).toBe(200);
+  });
+
   it("codes GraphQL parse and validation errors VALIDATION_FAILED", async () => {
     expect((await t.gql(key, `{ nope }`)).errors![0].extensions.code).toBe("VALIDATION_FAILED");
     expect((await t.gql(key, `{ users {`)).errors![0].extensions.code).toBe("VALIDATION_FAILED");

@@ -65,7 +65,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
       maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },
-      costLimit: { maxCost: 5000 }, blockFieldSuggestion: { enabled: !config.graphiql },
+      // the cost is priced at execution, with the variables' page sizes (graphql/cost.ts, useInputGuard)
+      costLimit: { enabled: false }, blockFieldSuggestion: { enabled: !config.graphiql },
     }) as Plugin,
     ...(config.graphiql ? [] : [useDisableIntrospection() as Plugin]),
     // before any resolver: inputs PostgreSQL cannot store are the caller's error, not a 500
