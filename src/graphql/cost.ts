@@ -58,7 +58,7 @@ export function operationCost(document: DocumentNode, variables: Record<string, 
 }
 
 function costOf({ operations, fragments }: Shape, variables: Record<string, unknown>) {
-  const spreadCosts = new Map<string, number>(); // a fragment spread twice is priced once, as armor does
+  const spreadCosts = new Map<string, number>(); // a fragment is priced once, and each spread of it counts, as in armor
   const pageSize = (selection: SelectionNode) => {
     if (selection.kind !== Kind.FIELD) return 1;
     const arg = selection.arguments?.find((a) => isPageArg(a.name.value));
