@@ -52,8 +52,8 @@ try {
   if (snapshot) console.log(`heap snapshot: ${JSON.stringify(await snapshot)}`);
   const loop = await loopDelay(app);
   console.log(`${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms (load generator's own loop max ${result.loopMaxMs ?? "-"} ms), ${Math.round(result.cpuUs)} µs CPU/req; loop delay p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`);
-  if (kind === "none") { /* nothing recorded */ } else if (kind !== "profile") allocations(JSON.parse(readFileSync(file, "utf8")));
-  else summarise(JSON.parse(readFileSync(file, "utf8")));
+  if (kind === "profile") summarise(JSON.parse(readFileSync(file, "utf8")));
+  else if (kind !== "none") allocations(JSON.parse(readFileSync(file, "utf8")));
   console.log(`profile: ${file}`);
   app.child.kill("SIGTERM");
 } finally { await dropSchema(); }

@@ -1,9 +1,10 @@
 import { contextCacheSymbol, createContextCache } from "@pothos/core";
-import { GraphQLObjectType, GraphQLSchema, GraphQLString } from "graphql";
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { describe, expect, it } from "vitest";
 import { OPERATOR, requestContext, withRequestContext, type Services } from "./context.js";
 import { useRequestCachesReleased } from "./server/yoga.js";
+import { startTestApp } from "../test/helpers/app.js";
 
 const services = {} as Services;
 
@@ -44,5 +45,18 @@ describe("a request's context (Pothos's per-request caches)", () => {
     expect((streamed as Record<symbol, unknown>)[contextCacheSymbol]).toBeTypeOf("object");
     done.onEnd();
     expect((streamed as Record<symbol, unknown>)[contextCacheSymbol]).toBeUndefined();
+  });
+
+  it("is let go of by the app's own yoga, as the REST shim and mutations run it", async () => {
+    const t = await startTestApp("pglite", { JOBS: "0" });
+    try {
+      const initial = { principal: OPERATOR, requestId: "r5" };
+      const enveloped = t.app.yoga.getEnveloped(initial as never);
+      const contextValue = await enveloped.contextFactory(initial as never) as Record<symbol, unknown>;
+      expect(contextValue[contextCacheSymbol]).toBeTypeOf("object");
+      const result = await enveloped.execute({ schema: enveloped.schema, document: parse("{ __typename }"), contextValue });
+      expect(result).toEqual({ data: { __typename: "Query" } });
+      expect(contextValue[contextCacheSymbol]).toBeUndefined();
+    } finally { await t.stop(); }
   });
 });

@@ -49,9 +49,12 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
     || !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
 
   return {
-    /** One validated single-operation document, as yoga's envelop would run it (input guard, mask). */
-    async execute(document: DocumentNode, variables: Record<string, unknown>, contextValue: object, { exactErrors = false } = {}): Promise<ExecutionResult> {
-      const guarded = inputError(document, variables);
+    /**
+     * One validated single-operation document, as yoga's envelop would run it (input guard, mask).
+     * `accepted`: the caller asked `accepts` for these very inputs, so the guard has run already.
+     */
+    async execute(document: DocumentNode, variables: Record<string, unknown>, contextValue: object, { exactErrors = false, accepted = false } = {}): Promise<ExecutionResult> {
+      const guarded = accepted ? null : inputError(document, variables);
       if (guarded) return { errors: [maskError(guarded) as GraphQLError] };
       const plan = planOf(document);
       const { jit } = plan;

@@ -48,7 +48,7 @@ const isPageArg = (name: string) => name === "first" || name === "last";
 /** The operation's cost with these variables. */
 export function operationCost(document: DocumentNode, variables: Record<string, unknown> | null | undefined): number {
   const shape = shapeOf(document);
-  const key = shape.pageVariables.map((name) => String(variables?.[name] ?? "")).join(",");
+  const key = shape.pageVariables.length ? shape.pageVariables.map((name) => String(variables?.[name] ?? "")).join(",") : "";
   let cost = shape.costs.get(key);
   if (cost === undefined) {
     cost = costOf(shape, variables ?? {});

@@ -127,7 +127,7 @@ export function createLanes(deps: LaneDeps) {
       if (limited.refusal) reply = graphqlErrorReply(limited.refusal.problem, requestId, limited.refusal.headers);
       else {
         limitHeaders = limited.headers ?? {};
-        const result = await withRequestContext(services, principal, requestId, (ctx) => compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true }));
+        const result = await withRequestContext(services, principal, requestId, (ctx) => compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true, accepted: true }));
         reply = await graphqlReply(result, ACCEPTED[(headers.get("accept") ?? "").toLowerCase().replace(/\s/g, "")], deps.fetchAPI);
       }
     } catch (error) {

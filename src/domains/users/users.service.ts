@@ -168,9 +168,13 @@ async function assertUnique(tx: Pick<RequestContext["db"], "user">, clientId: st
   if (typeof checked.externalId === "string") probes.push(["externalId", { externalId: checked.externalId }]);
   for (const [field, where] of probes) {
     const clash = await tx.user.findFirst({ where: { clientId, ...where, ...(selfId ? { NOT: { id: selfId } } : {}) }, select: { id: true } });
-    if (clash) throw new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
+    if (clash) throw clashOn(field);
   }
 }
+
+/** 409 naming the field another user of the client already has, whether a probe or an index found it. */
+const clashOn = (field: string) =>
+  new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
 
 /** The unique index a write ran into names the field (adapter-pg names the index, PGlite's adapter its columns). */
 type UniqueViolation = { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string; fields?: string[] } } } } };
@@ -188,5 +192,5 @@ function uniqueViolation(error: unknown): never {
   const named = [constraint?.index ?? "", ...(constraint?.fields ?? [])].join(" ");
   const field = CLASHING.find(([column]) => named.includes(column))?.[1];
   if (!field) throw new DomainError("CONFLICT", "Another user of this client already has this email or external id.");
-  throw new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
+  throw clashOn(field);
 }
