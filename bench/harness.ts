@@ -43,11 +43,7 @@ export async function dropSchema() {
 }
 
 export async function seed(): Promise<{ byId: Target[]; byClient: Target[] }> {
-  // Prisma's migration lock is one advisory lock per database: test runs migrating their own schemas
-  // in the same database can hold it past the engine's 10 s wait (P1002); try again rather than fail
-  for (let attempt = 1; ; attempt++) {
-    try { await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" }); break; } catch (error) { if (attempt === 3) throw error; }
-  }
+  await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" }); // waits out other schemas' migrations (schema-engine.ts)
   const db = await createDb({ databaseUrl, databaseSchema: schema, dataDir: "" });
   const byId: Target[] = [];
   const byClient: Target[] = [];

@@ -62,11 +62,25 @@ async function openEngine(factory: SqlMigrationAwareDriverAdapterFactory): Promi
   return SchemaEngine.new({ datamodels: [[schema.path, schema.content]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
 }
 
+/**
+ * Prisma's migration lock is one advisory lock per database, whatever the schema, and the engine waits
+ * 10 s for it (P1002): instances starting together, or schemas of one database migrated side by side
+ * (the test runs, the bench), can wait longer than that. Waiting again is right; giving up is not.
+ */
+const LOCK_ATTEMPTS = 6;
+const isLockTimeout = (error: unknown) => /advisory lock/i.test(String((error as Error)?.message ?? error));
+
 /** Applies every migration in prisma/migrations not yet recorded in `_prisma_migrations`. */
 export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
   const engine = await openEngine(factory);
-  const result = await engine.applyMigrations({ migrationsList: await readMigrationsList(), filters });
-  return result.appliedMigrationNames;
+  const migrationsList = await readMigrationsList();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await engine.applyMigrations({ migrationsList, filters })).appliedMigrationNames;
+    } catch (error) {
+      if (attempt === LOCK_ATTEMPTS || !isLockTimeout(error)) throw error;
+    }
+  }
 }
 
 /**
