@@ -7,15 +7,18 @@
  * - `wrapped`: the same Pool, each query's callback wrapped in a closure (what pg's own
  *   `query_timeout` does, and what the app's client did before its watchdog);
  * - `app-pool`: the app's Pool (src/db/client.ts `watchedClient`);
- * - `prisma`: a raw statement through the app's Prisma client (adapter-pg on the app's Pool).
- * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth session).
+ * - `prisma`: a raw statement through the app's Prisma client (adapter-pg on the app's Pool);
+ * - `prisma-tx`: the same statement inside an interactive transaction (a checked-out client, asked
+ *   for a promise: what every write of the app does).
+ * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth and eighth
+ * sessions); the Prisma rows depend on scripts/patch-prisma.mjs having run (postinstall).
  */
 import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { databaseUrl, dropSchema, schema, seed } from "./harness.js";
 import { createDb, watchedClient } from "../src/db/client.js";
 
-const MODES = ["pg", "wrapped", "app-pool", "prisma"] as const;
+const MODES = ["pg", "wrapped", "app-pool", "prisma", "prisma-tx"] as const;
 type Mode = (typeof MODES)[number];
 
 if (process.argv[2]) await measure(process.argv[2] as Mode, process.argv[3]!);
@@ -48,8 +51,9 @@ async function measure(mode: Mode, seeded: string) {
   const sql = `select id, status from "${seeded}".users limit 100`;
   const Client = mode === "wrapped" ? Wrapped : mode === "app-pool" ? watchedClient() : pg.Client;
   const pool = new pg.Pool({ connectionString: databaseUrl, Client });
-  const db = mode === "prisma" ? await createDb({ databaseUrl, databaseSchema: seeded, dataDir: "" }) : null;
-  const read = () => (db ? db.prisma.$queryRawUnsafe(sql) : pool.query(sql));
+  const db = mode.startsWith("prisma") ? await createDb({ databaseUrl, databaseSchema: seeded, dataDir: "" }) : null;
+  const read = () => (!db ? pool.query(sql)
+    : mode === "prisma-tx" ? db.prisma.$transaction((tx) => tx.$queryRawUnsafe(sql)) : db.prisma.$queryRawUnsafe(sql));
   for (let i = 0; i < 300; i++) await read();
   console.log("measured");
   for (const end = Date.now() + 6_000; Date.now() < end;) {

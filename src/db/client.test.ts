@@ -52,4 +52,17 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
       client.release();
     } finally { await pool.end(); }
   }, 20_000);
+
+  it("answers a statement asked for as a promise on a checked-out client (adapter-pg in a transaction) with its rows or pg's error", async () => {
+    const pool = guardedPool({ ...pgConfigOf(process.env.DATABASE_URL!), max: 1 });
+    try {
+      const client = await pool.connect();
+      const asked: pg.QueryArrayConfig = { text: "select $1::int as n", values: [7], rowMode: "array" };
+      expect((await client.query(asked)).rows).toEqual([[7]]);
+      expect((await client.query("select 2 as two")).rows).toEqual([{ two: 2 }]);
+      await expect(client.query({ text: "select * from no_such_table_here" })).rejects.toMatchObject({ code: "42P01" });
+      expect((await client.query({ text: "select 3 as three" })).rows).toEqual([{ three: 3 }]); // the connection still serves
+      client.release();
+    } finally { await pool.end(); }
+  });
 });
