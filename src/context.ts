@@ -52,7 +52,11 @@ export type RequestContext = Services & {
  * that lives on, a subscription's, keeps its key.)
  */
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
-  return { ...services, principal, requestId, ...initContextCache() };
+  // every key written out, not `...services`: a spread of the services made each read promote ~1 KB
+  // more (the REST by-id row at its half rate: 623 → 124–131 KiB a scavenge, p99 25 → 9–26 ms),
+  // bench/RESULTS.md "eighth session". A new service must be added here too (the type says so).
+  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs } = services;
+  return { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, principal, requestId, ...initContextCache() };
 }
 
 /** Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh). */

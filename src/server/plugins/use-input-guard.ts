@@ -41,14 +41,10 @@ function costError(document: DocumentNode, variables: Record<string, unknown> | 
 }
 
 export function useInputGuard(): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const error = inputError(args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const error = inputError(args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
+  // an execution and a subscription are refused alike
+  const guard = ({ args, setResultAndStopExecution }: { args: { document: DocumentNode; variableValues?: Record<string, unknown> | null }; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+    const error = inputError(args.document, args.variableValues);
+    if (error) setResultAndStopExecution({ errors: [error] });
   };
+  return { onExecute: guard, onSubscribe: guard };
 }
