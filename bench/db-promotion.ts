@@ -11,7 +11,7 @@
  * - `prisma-tx`: the same statement inside an interactive transaction (a checked-out client, asked
  *   for a promise: what every write of the app does).
  * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth and eighth
- * sessions); the Prisma rows depend on scripts/patch-prisma.mjs having run (postinstall).
+ * sessions); the Prisma rows depend on scripts/patch-deps.mjs having run (postinstall).
  */
 import { execFileSync } from "node:child_process";
 import pg from "pg";

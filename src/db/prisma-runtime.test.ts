@@ -1,15 +1,16 @@
 /**
- * The install-time edits to Prisma's runtime (scripts/patch-prisma.mjs) are in place and change
- * nothing a caller sees: a Prisma upgrade that drops them fails here instead of silently bringing
- * back a mark-compact every second or two under load.
+ * The install-time edits to Prisma's runtime, @pothos/selection-mapper and @pothos/core (scripts/patch-deps.mjs)
+ * are in place and change nothing a caller sees: an upgrade that drops them fails here instead of
+ * silently bringing back a mark-compact every second or two under load.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain script, no types
-import { EDITS, occurrences, patchPrismaRuntime } from "../../scripts/patch-prisma.mjs";
+import { EDITS, occurrences, packageDir, PATCHES, patchPrismaRuntime } from "../../scripts/patch-deps.mjs";
+import { contextCacheSymbol, createContextCache, initContextCache } from "@pothos/core";
+import { cacheKey } from "@pothos/selection-mapper";
 import { createDb, type Database } from "./client.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
@@ -55,14 +56,47 @@ describe("Prisma's runtime as installed", () => {
   });
 });
 
-describe("scripts/patch-prisma.mjs", () => {
-  it("finds every edit in both installed runtimes, by text that occurs there once", () => {
-    const runtimes = path.dirname(createRequire(import.meta.url).resolve("@prisma/client/runtime/client.js"));
-    for (const file of ["client.js", "client.mjs"]) {
-      const runtime = readFileSync(path.join(runtimes, file), "utf8");
-      for (const edit of EDITS as Edit[]) {
-        expect(occurrences(runtime, edit.to), `${file}: ${edit.name}`).toBe(1);
-        expect(occurrences(runtime, edit.from), `${file}: ${edit.name}`).toBe(0);
+describe("@pothos/selection-mapper as installed", () => {
+  it("keeps a response path's key on the link itself (no module-wide WeakMap entry per field per row)", () => {
+    const root = { prev: undefined, key: "users", typename: "Query" };
+    const row = { prev: root, key: 0, typename: undefined };
+    const documents = { prev: row, key: "documents", typename: "User" };
+    expect(cacheKey("User", documents as never)).toBe("User@users.documents");
+    expect(Object.getOwnPropertySymbols(documents).map((s) => s.description)).toEqual(["responsePath"]);
+    expect(cacheKey("User", documents as never)).toBe("User@users.documents"); // from the link now
+    const frozen = Object.freeze({ prev: row, key: "checks", typename: "User" });
+    expect(cacheKey("User", frozen as never)).toBe("User@users.checks"); // a link it cannot write to still answers
+  });
+});
+
+describe("@pothos/core as installed", () => {
+  it("keeps a request's cache entries on the context's key object, and starts afresh once the key is dropped", () => {
+    let made = 0;
+    const cache = createContextCache(() => ({ n: ++made }));
+    const ctx: Record<symbol, unknown> = initContextCache();
+    const key = ctx[contextCacheSymbol] as object;
+    expect(cache(ctx)).toBe(cache(ctx));
+    expect(Object.getOwnPropertySymbols(key).map((s) => s.description)).toEqual(["Pothos.contextCacheEntry"]);
+    cache.delete(ctx);
+    expect(cache(ctx)).toEqual({ n: 2 });
+    ctx[contextCacheSymbol] = undefined; // releaseRequestCaches (src/context.ts)
+    expect(cache(ctx)).toEqual({ n: 3 });
+    const plain = {}; // a context without a key of its own still has one entry
+    expect(cache(plain)).toBe(cache(plain));
+    const frozen = { [contextCacheSymbol]: Object.freeze({}) };
+    expect(cache(frozen)).toBe(cache(frozen));
+  });
+});
+
+describe("scripts/patch-deps.mjs", () => {
+  it("finds every edit in every file it edits, by text that occurs there once", () => {
+    for (const patch of PATCHES as { package: string; files: string[]; edits: Edit[] }[]) {
+      for (const file of patch.files) {
+        const text = readFileSync(path.join(packageDir(patch.package), file), "utf8");
+        for (const edit of patch.edits) {
+          expect(occurrences(text, edit.to), `${patch.package}/${file}: ${edit.name}`).toBe(1);
+          expect(occurrences(text, edit.from), `${patch.package}/${file}: ${edit.name}`).toBe(0);
+        }
       }
     }
   });

@@ -1,0 +1,157 @@
+/**
+ * Edits to three dependencies, applied at install (postinstall), each measured under the bench's load
+ * (issue #17, bench/RESULTS.md). Why not patch-package: Prisma's runtime is one minified 100 KB line,
+ * so its diff would be the whole file; exact replacements say what they change.
+ *
+ * Prisma's client runtime (@prisma/client 7.10, runtime/client.js, which Node loads, and client.mjs). Each made every query's result outlive minor GCs until the next
+ * mark-compact, so the server's old space filled with dead results and mark-compacts came every
+ * 1–3 s under load (issue #17, bench/RESULTS.md "eighth session"; bench/db-promotion.ts measures it):
+ *
+ * 1. Every query's PrismaPromise is an object literal with a getter, `get spec(){return n}`. V8 keeps
+ *    a getter in an AccessorPair allocated in old space, so each promise's getter closure and its
+ *    context (which memoises the query's result promise) stay reachable from old space until a
+ *    mark-compact. As a data property (`spec:n`) the value and behaviour are the same and nothing is
+ *    allocated old. A raw read loop: 1,880 → 75 KiB promoted per scavenge.
+ * 2. Each composite client (every interactive transaction's `tx`) set a fresh `util.inspect.custom`
+ *    function through its Proxy, which writes it onto the long-lived base client. Dropped: `tx` then
+ *    prints as its target does. An empty interactive transaction loop: 1,471 → 365 KiB.
+ * 3. The query interpreter made each `let` scope with `Object.create(parentScope)`. An object used
+ *    as a prototype gets maps of its own, in old space, that point back at it: every query's
+ *    placeholder values and the rows bound in its scopes (a relation's parents) stayed reachable
+ *    from old space. A scope is now a copy of its parent (`{...parent}`): lookups are own properties
+ *    instead of inherited ones, and a scope is filled only before its children are made, so they
+ *    see the same names. users.findMany of 100 with two relations: 1,952 → 186 KiB.
+ *
+ * Idempotent: an edit is in when its `to` text is there and its `from` is not (each `to` occurs once
+ * in its file, src/db/prisma-runtime.test.ts checks it). A version whose runtime has neither the original nor the edited text only gets
+ * a warning (the install must not fail on it); src/db/prisma-runtime.test.ts then fails, so an upgrade
+ * cannot silently lose the edits.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/** `PRISMA_EDITS` below, in the runtime's files */
+export const EDITS = [
+  { name: "PrismaPromise.spec as a data property", from: "return{get spec(){return n},then(s,a)", to: "return{spec:n,then(s,a)" },
+  // with the Proxy handler's end before it (`return i}` alone occurs elsewhere too, so it could not say
+  // the edit is in); the inspect symbol's minified name differs between client.js (`ms`) and .mjs (`ns`)
+  {
+    name: "no inspect function written through each composite client",
+    from: /Object\.prototype\}\);return i\[(\w+)\]=function\(\)\{let o=\{\.\.\.this\};return delete o\[\1\],o\},i\}/,
+    example: "Object.prototype});return i[ms]=function(){let o={...this};return delete o[ms],o},i}",
+    to: "Object.prototype});return i}",
+  },
+  { name: "the interpreter's let scope a copy, not a prototype", from: 'case"let":{let n=Object.create(r.scope);', to: 'case"let":{let n={...r.scope};' },
+  { name: "the synchronous interpreter's let scope a copy, not a prototype", from: 'case"let":{let i=Object.create(r);', to: 'case"let":{let i={...r};' },
+];
+
+/**
+ * @pothos/selection-mapper 0.1.0 (lib/ and esm/loader-map.js): `responsePath` memoised each graphql
+ * response-path link's key in one module-wide WeakMap. Every field of every row wrote an entry into
+ * that long-lived table, so each scavenge walked a growing ephemeron table and the table itself was
+ * rebuilt in old space. The key now lives on the link (a symbol property; a link is a plain object
+ * made once per field per row and never changed), and goes with it. Users page at half rate (bench
+ * list row): CPU 1,878–2,049 → 1,705–1,736 µs a page, scavenge time 294–346 → 175–197 ms in 8 s.
+ */
+export const SELECTION_MAPPER_EDITS = [
+  { name: "responsePath's memo a symbol", from: "const pathKeys = new WeakMap();", to: 'const PATH_KEY = Symbol("responsePath");' },
+  { name: "responsePath reads the link's own key", from: "let key = pathKeys.get(path);", to: "let key = path[PATH_KEY];" },
+  { name: "responsePath writes the key onto the link", from: "pathKeys.set(path, key);", to: "if (Object.isExtensible(path)) path[PATH_KEY] = key;" },
+];
+
+/**
+ * @pothos/core 4.15 (lib/ and esm/utils/context-cache.js): every per-request cache (each plugin's
+ * request data, the prisma plugin's loaders, scope-auth's, the loader map) kept its entry in a
+ * module-wide WeakMap keyed by the context's cache key, so each request wrote several entries into
+ * long-lived ephemeron tables that every scavenge had to walk. A context made by `initContextCache`
+ * (all of ours: src/context.ts) now carries the entries on its key object, under a symbol per
+ * cache, and they go with it; any other context still uses the WeakMap. GraphQL `user(id)` at half
+ * rate: scavenge time 177–195 → 98–111 ms in 8 s.
+ */
+export const CONTEXT_CACHE_EDITS = [{
+  name: "a context cache's entry on the context's key object",
+  from: `    const cache = new WeakMap();
+    const getOrCreate = (context, ...args)=>{
+        const cacheKey = context[contextCacheSymbol] || context;
+        if (cache.has(cacheKey)) {
+            return cache.get(cacheKey);
+        }
+        const entry = create(context, ...args);
+        cache.set(cacheKey, entry);
+        return entry;
+    };
+    getOrCreate.delete = (context)=>{
+        const cacheKey = context[contextCacheSymbol] || context;
+        cache.delete(cacheKey);
+    };`,
+  to: `    const cache = new WeakMap();
+    const own = Symbol("Pothos.contextCacheEntry");
+    const getOrCreate = (context, ...args)=>{
+        const key = context[contextCacheSymbol];
+        if (key && Object.isExtensible(key)) {
+            if (own in key) return key[own];
+            const entry = create(context, ...args);
+            key[own] = entry;
+            return entry;
+        }
+        const cacheKey = key || context;
+        if (cache.has(cacheKey)) {
+            return cache.get(cacheKey);
+        }
+        const entry = create(context, ...args);
+        cache.set(cacheKey, entry);
+        return entry;
+    };
+    getOrCreate.delete = (context)=>{
+        const key = context[contextCacheSymbol];
+        if (key && Object.isExtensible(key)) delete key[own];
+        else cache.delete(key || context);
+    };`,
+}];
+
+/** How often `pattern` (text or a regular expression) occurs in `text`. */
+export const occurrences = (text, pattern) => (typeof pattern === "string" ? text.split(pattern).length - 1 : (text.match(new RegExp(pattern.source, "g")) ?? []).length);
+
+/** the installed package's folder (not through `exports`, which need not list package.json) */
+export function packageDir(name) {
+  const found = (createRequire(import.meta.url).resolve.paths(name) ?? []).map((dir) => path.join(dir, name)).find((dir) => existsSync(path.join(dir, "package.json")));
+  if (!found) throw new Error(`${name} is not installed`);
+  return found;
+}
+
+/** What is edited where: a package, its files (relative to the package), the edits. */
+export const PATCHES = [
+  { package: "@prisma/client", files: ["runtime/client.js", "runtime/client.mjs"], edits: EDITS },
+  { package: "@pothos/selection-mapper", files: ["lib/loader-map.js", "esm/loader-map.js"], edits: SELECTION_MAPPER_EDITS },
+  { package: "@pothos/core", files: ["lib/utils/context-cache.js", "esm/utils/context-cache.js"], edits: CONTEXT_CACHE_EDITS },
+];
+
+/** Applies `edits` to those of `files` that exist; returns the edits it could not find ("file: name"). */
+export function patchFiles(files, edits) {
+  const missing = [];
+  for (const file of files.filter(existsSync)) {
+    const original = readFileSync(file, "utf8");
+    let text = original;
+    for (const edit of edits) {
+      if (text.includes(edit.to) && !occurrences(text, edit.from)) continue;
+      if (occurrences(text, edit.from) !== 1) { missing.push(`${path.basename(file)}: ${edit.name}`); continue; }
+      text = text.replace(edit.from, edit.to);
+    }
+    if (text !== original) writeFileSync(file, text);
+  }
+  return missing;
+}
+
+/** Prisma's runtime in `dir` (default: the installed one's runtime/) */
+export const patchPrismaRuntime = (dir = path.join(packageDir("@prisma/client"), "runtime")) =>
+  patchFiles(["client.js", "client.mjs"].map((f) => path.join(dir, f)), EDITS);
+
+/** Every patch on the installed packages. */
+export const patchDependencies = () => PATCHES.flatMap((p) => patchFiles(p.files.map((f) => path.join(packageDir(p.package), f)), p.edits).map((m) => `${p.package} ${m}`));
+
+if (process.argv[1] === import.meta.filename) {
+  let missing;
+  try { missing = patchDependencies(); } catch (error) { missing = [error.message]; }
+  if (missing.length) console.warn(`scripts/patch-deps.mjs: not found in the installed packages, left as they are: ${missing.join("; ")}`);
+}
