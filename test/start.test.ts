@@ -50,7 +50,7 @@ describe("npm start", () => {
     // one structured JSON line per write, carrying the request id and no personal data
     // the line is written after the answer: give a loaded machine a few seconds
     const logged = () => first.output().split("\n").find((l) => l.includes('"request_id":"start-test-1"'));
-    for (const until = Date.now() + 5_000; !logged() && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+    for (const until = Date.now() + 15_000; !logged() && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
     const line = logged();
     expect(JSON.parse(line!)).toMatchObject({ method: "POST", route: "/v2/users", status: 201, msg: "request" });
     expect(first.output()).not.toContain("start-test-query");

@@ -197,7 +197,7 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
     await importRuleSet(t.db, writer, v2);
     // the event is delivered asynchronously (through Redis when configured)
     let errors: { field: string; code: string }[] = [];
-    for (const until = Date.now() + 5_000; Date.now() < until && !errors.length; await new Promise((r) => setTimeout(r, 50))) errors = (await due(u.user_id)).errors;
+    for (const until = Date.now() + 15_000; Date.now() < until && !errors.length; await new Promise((r) => setTimeout(r, 50))) errors = (await due(u.user_id)).errors;
     expect(errors).toContainEqual(expect.objectContaining({ field: "date_of_birth", code: "under_minimum_age" }));
     expect(await importRuleSet(t.db, writer, v2)).toMatchObject({ unchanged: true });
     await expect(importRuleSet(t.db, writer, parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 30 }))).rejects.toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "version" }] });

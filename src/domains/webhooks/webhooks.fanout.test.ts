@@ -43,7 +43,7 @@ type Attempt = { event_id: string; attempt_number: number; outcome: string; stat
 /** GET /v2/webhooks/{id}/attempts, oldest first, once it lists `count` (an attempt is recorded just after its answer) */
 async function attemptsOf(t: TestApp, client: Client, endpointId: string, count: number) {
   let attempts: Attempt[] = [];
-  for (const end = Date.now() + 5_000; attempts.length < count && Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
+  for (const end = Date.now() + 15_000; attempts.length < count && Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
     attempts = (await t.rest("GET", `/v2/webhooks/${endpointId}/attempts`, { key: client.key })).body.data.reverse();
   return attempts;
 }
