@@ -1,17 +1,18 @@
 /**
- * The install-time edits to Prisma's runtime, @pothos/selection-mapper and @pothos/core (scripts/patch-deps.mjs)
- * are in place and change nothing a caller sees: an upgrade that drops them fails here instead of
- * silently bringing back a mark-compact every second or two under load.
+ * The install-time edits to Prisma's runtime, @pothos/selection-mapper, @pothos/core and graphql
+ * (scripts/patch-deps.mjs) are in place and change nothing a caller sees: an upgrade that drops them
+ * fails here instead of silently bringing back the garbage they removed (bench/RESULTS.md).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain script, no types
-import { EDITS, occurrences, packageDir, PATCHES, patchPrismaRuntime } from "../../scripts/patch-deps.mjs";
+import { EDITS, occurrences, packageDir, PATCHES, patchPrismaRuntime } from "../scripts/patch-deps.mjs";
 import { contextCacheSymbol, createContextCache, initContextCache } from "@pothos/core";
 import { cacheKey } from "@pothos/selection-mapper";
-import { createDb, type Database } from "./client.js";
+import { buildSchema, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
+import { createDb, type Database } from "../src/db/client.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 type Edit = { name: string; from: string | RegExp; example?: string; to: string };
@@ -88,6 +89,17 @@ describe("@pothos/core as installed", () => {
   });
 });
 
+describe("graphql as installed", () => {
+  it("gives a field without arguments an empty argument object at once, and a field with them what it always did", () => {
+    const fields = buildSchema("type Query { a: Int, b(x: Int = 2, y: String): Int }").getQueryType()!.getFields();
+    const [a, b] = (parse('{ a b(y: "z") }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
+    const none = getArgumentValues(fields.a, a, {});
+    expect(Object.getPrototypeOf(none)).toBe(null);
+    expect(Object.keys(none)).toEqual([]);
+    expect({ ...getArgumentValues(fields.b, b, {}) }).toEqual({ x: 2, y: "z" });
+  });
+});
+
 describe("scripts/patch-deps.mjs", () => {
   it("finds every edit in every file it edits, by text that occurs there once", () => {
     for (const patch of PATCHES as { package: string; files: string[]; edits: Edit[] }[]) {
@@ -102,7 +114,7 @@ describe("scripts/patch-deps.mjs", () => {
   });
 
   it("edits a runtime once, leaves an edited one alone, and names what a changed runtime lacks", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "prisma-runtime-"));
+    const dir = mkdtempSync(path.join(tmpdir(), "dependency-edits-"));
     const original = (EDITS as Edit[]).map((e) => `x;${e.example ?? e.from};y`).join("\n");
     writeFileSync(path.join(dir, "client.js"), original);
     writeFileSync(path.join(dir, "client.mjs"), "nothing of the kind");
