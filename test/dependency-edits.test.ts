@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDITS, occurrences, packageDir, PATCHES, patchPrismaRuntime } from "../scripts/patch-deps.mjs";
 import { contextCacheSymbol, createContextCache, initContextCache } from "@pothos/core";
 import { cacheKey } from "@pothos/selection-mapper";
-import { buildSchema, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
+import { buildSchema, execute, type ExecutionResult, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
 import { createDb, type Database } from "../src/db/client.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
@@ -97,6 +97,17 @@ describe("graphql as installed", () => {
     expect(Object.getPrototypeOf(none)).toBe(null);
     expect(Object.keys(none)).toEqual([]);
     expect({ ...getArgumentValues(fields.b, b, {}) }).toEqual({ x: 2, y: "z" });
+  });
+
+  it("builds each object of a result as a plain object, and still answers a field aliased __proto__", async () => {
+    const schema = buildSchema("type Query { a: Int, o: O } type O { b: Int }");
+    const rootValue = { a: 1, o: { b: 2 } };
+    const plain = (await execute({ schema, document: parse("{ a o { b } }"), rootValue })) as ExecutionResult<{ o: object }>;
+    expect(Object.getPrototypeOf(plain.data)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(plain.data!.o)).toBe(Object.prototype);
+    expect(JSON.stringify(plain)).toBe('{"data":{"a":1,"o":{"b":2}}}');
+    const aliased = await execute({ schema, document: parse("{ __proto__: o { b } a }"), rootValue });
+    expect(JSON.stringify(aliased)).toBe('{"data":{"__proto__":{"b":2},"a":1}}');
   });
 });
 
