@@ -31,8 +31,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-/** `PRISMA_EDITS` below, in the runtime's files */
-export const EDITS = [
+export const PRISMA_EDITS = [
   { name: "PrismaPromise.spec as a data property", from: "return{get spec(){return n},then(s,a)", to: "return{spec:n,then(s,a)" },
   // with the Proxy handler's end before it (`return i}` alone occurs elsewhere too, so it could not say
   // the edit is in); the inspect symbol's minified name differs between client.js (`ms`) and .mjs (`ns`)
@@ -132,7 +131,7 @@ export function packageDir(name) {
 
 /** What is edited where: a package, its files (relative to the package), the edits. */
 export const PATCHES = [
-  { package: "@prisma/client", files: ["runtime/client.js", "runtime/client.mjs"], edits: EDITS },
+  { package: "@prisma/client", files: ["runtime/client.js", "runtime/client.mjs"], edits: PRISMA_EDITS },
   { package: "@pothos/selection-mapper", files: ["lib/loader-map.js", "esm/loader-map.js"], edits: SELECTION_MAPPER_EDITS },
   { package: "@pothos/core", files: ["lib/utils/context-cache.js", "esm/utils/context-cache.js"], edits: CONTEXT_CACHE_EDITS },
   { package: "graphql", files: ["execution/values.js", "execution/values.mjs"], edits: GRAPHQL_VALUES_EDITS },
@@ -154,10 +153,6 @@ export function patchFiles(files, edits) {
   }
   return missing;
 }
-
-/** Prisma's runtime in `dir` (default: the installed one's runtime/) */
-export const patchPrismaRuntime = (dir = path.join(packageDir("@prisma/client"), "runtime")) =>
-  patchFiles(["client.js", "client.mjs"].map((f) => path.join(dir, f)), EDITS);
 
 /** Every patch on the installed packages. */
 export const patchDependencies = () => PATCHES.flatMap((p) => patchFiles(p.files.map((f) => path.join(packageDir(p.package), f)), p.edits).map((m) => `${p.package} ${m}`));

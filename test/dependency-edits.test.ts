@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain script, no types
-import { EDITS, occurrences, packageDir, PATCHES, patchPrismaRuntime } from "../scripts/patch-deps.mjs";
+import { occurrences, packageDir, PATCHES, patchFiles, PRISMA_EDITS } from "../scripts/patch-deps.mjs";
 import { contextCacheSymbol, createContextCache, initContextCache } from "@pothos/core";
 import { cacheKey } from "@pothos/selection-mapper";
 import { buildSchema, execute, type ExecutionResult, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
@@ -90,7 +90,7 @@ describe("@pothos/core as installed", () => {
 });
 
 describe("graphql as installed", () => {
-  it("gives a field without arguments an empty argument object at once, and a field with them what it always did", () => {
+  it("answers a field without arguments with an empty null-prototype argument object, and a field with them as before", () => {
     const fields = buildSchema("type Query { a: Int, b(x: Int = 2, y: String): Int }").getQueryType()!.getFields();
     const [a, b] = (parse('{ a b(y: "z") }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
     const none = getArgumentValues(fields.a, a, {});
@@ -126,13 +126,14 @@ describe("scripts/patch-deps.mjs", () => {
 
   it("edits a runtime once, leaves an edited one alone, and names what a changed runtime lacks", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "dependency-edits-"));
-    const original = (EDITS as Edit[]).map((e) => `x;${e.example ?? e.from};y`).join("\n");
+    const original = (PRISMA_EDITS as Edit[]).map((e) => `x;${e.example ?? e.from};y`).join("\n");
     writeFileSync(path.join(dir, "client.js"), original);
     writeFileSync(path.join(dir, "client.mjs"), "nothing of the kind");
-    expect(patchPrismaRuntime(dir)).toEqual((EDITS as Edit[]).map((e) => `client.mjs: ${e.name}`));
+    const runtime = ["client.js", "client.mjs"].map((f) => path.join(dir, f));
+    expect(patchFiles(runtime, PRISMA_EDITS)).toEqual((PRISMA_EDITS as Edit[]).map((e) => `client.mjs: ${e.name}`));
     const edited = readFileSync(path.join(dir, "client.js"), "utf8");
-    expect(edited).toBe((EDITS as Edit[]).map((e) => `x;${e.to};y`).join("\n"));
-    patchPrismaRuntime(dir);
+    expect(edited).toBe((PRISMA_EDITS as Edit[]).map((e) => `x;${e.to};y`).join("\n"));
+    patchFiles(runtime, PRISMA_EDITS);
     expect(readFileSync(path.join(dir, "client.js"), "utf8")).toBe(edited);
   });
 });

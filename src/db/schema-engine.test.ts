@@ -12,13 +12,15 @@ describe.runIf(!!process.env.DATABASE_URL)("migrations on PostgreSQL (postgres)"
     const schema = `lock_${randomBytes(4).toString("hex")}`;
     const holder = new pg.Client({ connectionString: databaseUrl });
     await holder.connect();
+    let release: NodeJS.Timeout | undefined;
     try {
       await holder.query("select pg_advisory_lock($1)", [PRISMA_MIGRATION_LOCK]); // as another instance migrating
-      const released = new Promise((resolve) => setTimeout(() => resolve(holder.query("select pg_advisory_unlock($1)", [PRISMA_MIGRATION_LOCK])), 11_000));
+      const released = new Promise((resolve) => { release = setTimeout(() => resolve(holder.query("select pg_advisory_unlock($1)", [PRISMA_MIGRATION_LOCK])), 11_000); });
       const applied = await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" });
       await released;
       expect(applied.length).toBeGreaterThan(0);
     } finally {
+      clearTimeout(release); // a failed migration must not leave the unlock to run on an ended client
       await holder.query(`drop schema if exists "${schema}" cascade`);
       await holder.end();
     }
