@@ -1,7 +1,16 @@
 /**
- * Edits to four dependencies, applied at install (postinstall), each measured under the bench's load
+ * Edits to six dependencies, applied at install (postinstall), each measured under the bench's load
  * (issue #17, bench/RESULTS.md). Why not patch-package: Prisma's runtime is one minified 100 KB line,
  * so its diff would be the whole file; exact replacements say what they change.
+ *
+ * Several are one edit (SPREAD): V8 11 (Node 20) gives every object made by a literal that opens with
+ * a spread of a non-empty object and then adds properties (`{ ...a, b: 1 }`, `{ ...a, ...b }`, or
+ * `{ ...a }` assigned to afterwards) a hidden class of its own: a new map in old space each time, its
+ * descriptors promoted, and every property access that sees such objects megamorphic. Opening the
+ * literal with an empty spread (`{ ...{}, ...a, b: 1 }`) keeps the usual shared classes and means the
+ * same. The app's own code follows the rule (test/hidden-classes.test.ts); the edits below bring it to
+ * the dependencies' literals that are made per request, found with `node --log-maps` under the bench's
+ * load (bench/RESULTS.md, tenth session).
  *
  * Prisma's client runtime (@prisma/client 7.10, runtime/client.js, which Node loads, and client.mjs). Each made every query's result outlive minor GCs until the next
  * mark-compact, so the server's old space filled with dead results and mark-compacts came every
@@ -43,7 +52,42 @@ export const PRISMA_EDITS = [
   },
   { name: "the interpreter's let scope a copy, not a prototype", from: 'case"let":{let n=Object.create(r.scope);', to: 'case"let":{let n={...r.scope};' },
   { name: "the synchronous interpreter's let scope a copy, not a prototype", from: 'case"let":{let i=Object.create(r);', to: 'case"let":{let i={...r};' },
+  // 4. SPREAD (above): literals made per query, per argument of a query, per parameter of a statement
+  ...[
+    "{...this.params,modelName:n", "{...this.params,argumentPath:", "e._request({...T,...a", "S={...n,...T", "i={...r,generators:n",
+    "this.interpretNode(i.expr,{...r,scope:n})", "this.interpretNode(t.args.expr,{...r,scope:n})", "parameterizedQuery:{...e,query:",
+    "n.push({...o,query:", 'emit("query",{...n,params:', "r({...t,queryable:o,transactionManager:", "o.startTransaction({...s,isolationLevel:",
+    "return{...t,timeout:t.timeout", "yield{...i,value:t[n],argType:r?.[n]}", "yield{...i,value:Array.isArray(o)?o:[o],argType:r?.[n]}",
+    "yield{...i,value:o,argType:r?.[n]}", "return{...await this.#r.startTransaction(t),payload:void 0}",
+  ].map((from) => ({ name: `one hidden class for ${from}`, from, to: from.replace("{...", "{...{},...") })),
+  // 5. a relation's parents by join key, in an object made a dictionary from the start
+  { name: "parents by join key in a dictionary", from: "a={},u=Array.isArray(e)?e:[e];for(let P of u)", to: "a=Object.create(null),u=Array.isArray(e)?e:[e];for(let P of u)" },
+  // 6. the batch loader's table of open batches, one key per transaction (added, then deleted): a dictionary
+  { name: "open batches in a dictionary", from: "this.batches={}}batches;", to: "this.batches=Object.create(null)}batches;" },
 ];
+
+/**
+ * @pothos/plugin-prisma 4 (lib/ and esm/util/adapter.js): `toQuery` builds each relation's query as
+ * `{ ...node.args, select }` / `{ ...node.args, include }`, per relation per request (see
+ * SPREAD_NOTE below).
+ */
+export const POTHOS_PRISMA_EDITS = [
+  { key: "select", indent: "                " }, { key: "include", indent: "            " },
+].map(({ key, indent }) => ({
+  name: `one hidden class for a relation's ${key}`,
+  from: `{\n${indent}...node.args,\n${indent}${key}: nested`,
+  to: `{\n${indent}...{},\n${indent}...node.args,\n${indent}${key}: nested`,
+}));
+
+/**
+ * pg-boss 10.4 (src/attorney.js): `checkSendArgs`, on every job sent, copies the caller's options
+ * with `{ ...options }` and then adds the defaults to the copy (see SPREAD_NOTE below).
+ */
+export const PG_BOSS_EDITS = [{
+  name: "one hidden class for a job's options",
+  from: "'options should be an object')\n\n  options = { ...options }",
+  to: "'options should be an object')\n\n  options = { ...{}, ...options }",
+}];
 
 /**
  * @pothos/selection-mapper 0.1.0 (lib/ and esm/loader-map.js): `responsePath` memoised each graphql
@@ -136,6 +180,8 @@ export const PATCHES = [
   { package: "@pothos/core", files: ["lib/utils/context-cache.js", "esm/utils/context-cache.js"], edits: CONTEXT_CACHE_EDITS },
   { package: "graphql", files: ["execution/values.js", "execution/values.mjs"], edits: GRAPHQL_VALUES_EDITS },
   { package: "graphql", files: ["execution/execute.js", "execution/execute.mjs"], edits: GRAPHQL_EXECUTE_EDITS },
+  { package: "@pothos/plugin-prisma", files: ["lib/util/adapter.js", "esm/util/adapter.js"], edits: POTHOS_PRISMA_EDITS },
+  { package: "pg-boss", files: ["src/attorney.js"], edits: PG_BOSS_EDITS },
 ];
 
 /** Applies `edits` to those of `files` that exist; returns the edits it could not find ("file: name"). */

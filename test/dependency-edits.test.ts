@@ -1,7 +1,8 @@
 /**
- * The install-time edits to Prisma's runtime, @pothos/selection-mapper, @pothos/core and graphql
- * (scripts/patch-deps.mjs) are in place and change nothing a caller sees: an upgrade that drops them
- * fails here instead of silently bringing back the garbage they removed (bench/RESULTS.md).
+ * The install-time edits to Prisma's runtime, @pothos/selection-mapper, @pothos/core, graphql,
+ * @pothos/plugin-prisma and pg-boss (scripts/patch-deps.mjs) are in place and change nothing a caller
+ * sees: an upgrade that drops them fails here instead of silently bringing back the garbage they
+ * removed (bench/RESULTS.md). test/hidden-classes.test.ts checks what the spread edits are for.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
