@@ -25,7 +25,7 @@ export function createSharedCache(events: EventBus, maxEntries = 2000) {
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       // kept as bytes: each hit is then written without measuring and encoding the text again
       const text = typeof reply.text === "string" ? new Uint8Array(Buffer.from(reply.text)) : reply.text;
-      entries.set(key, { reply: { ...reply, text }, until: Date.now() + ttlMs });
+      entries.set(key, { reply: { ...{}, ...reply, text }, until: Date.now() + ttlMs });
     },
     stop: () => changes.return?.(),
   };

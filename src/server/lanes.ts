@@ -92,7 +92,7 @@ export function createLanes(deps: LaneDeps) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
       reply = problemReply(refusal.problem, requestId, refusal.headers);
     }
-    write(res, reply, { ...limitHeaders, "x-request-id": requestId });
+    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId });
     recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
   }
 
@@ -135,7 +135,7 @@ export function createLanes(deps: LaneDeps) {
       reply = graphqlErrorReply(refusal.problem, requestId, refusal.headers);
     }
     metrics.countLane("graphql");
-    write(res, reply, { ...limitHeaders, "x-request-id": requestId });
+    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId });
     recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId, read: true }); // the lane runs queries only
     return true;
   }
@@ -156,7 +156,7 @@ export function createLanes(deps: LaneDeps) {
 
 /** A reply on node's response, with the length yoga's adapter would send. */
 function write(res: ServerResponse, reply: Reply, extra: Record<string, string>) {
-  const headers: Record<string, string> = { ...reply.headers, ...extra };
+  const headers: Record<string, string> = { ...{}, ...reply.headers, ...extra };
   if (reply.text !== null) headers["content-length"] = String(typeof reply.text === "string" ? Buffer.byteLength(reply.text) : reply.text.byteLength);
   res.writeHead(reply.status, headers);
   res.end(reply.text ?? undefined);

@@ -34,7 +34,7 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<Record<
       return true;
     },
     async onSubscribe(ctx, _id, payload) {
-      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, params: payload });
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...{}, ...ctx, params: payload });
       const document = parse(payload.query);
       const errors = validate(schema, document);
       if (errors.length) return errors;

@@ -136,7 +136,7 @@ function useGraphiQLPage(endpoint: string): Plugin {
       const encoding = preferredEncoding(request.headers.get("accept-encoding"));
       const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache" };
       if (!encoding) return endResponse(new Response(await page(), { headers }));
-      endResponse(new Response(await encode(encoding), { headers: { ...headers, "content-encoding": encoding } }));
+      endResponse(new Response(await encode(encoding), { headers: { ...{}, ...headers, "content-encoding": encoding } }));
     },
   };
 }

@@ -9,7 +9,7 @@ export type AuditInput = { action: string; targetType: string; targetId: string;
 export type Actor = { principal: Principal; requestId?: string };
 
 const rowOf = (actor: Actor, entry: AuditInput) => ({
-  ...freshRow(),
+  ...{}, ...freshRow(),
   clientId: actor.principal.clientId,
   actor: actor.principal.keyId === "admin" ? "operator" : `key:${actor.principal.keyId}`,
   action: entry.action,

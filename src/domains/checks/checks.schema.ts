@@ -96,7 +96,7 @@ builder.mutationField("recordCheckResult", (t) => t.field({
   type: CheckRun, authScopes: { scope: "admin" },
   description: "An upstream system's result for a check (admin): updates the run, the user's status, kyc_status, risk_level and risk_score",
   args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
-  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
+  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...{}, ...input, checkId: String(input.checkId) }),
 }));
 
 /** A run as the event carried it, in the model's shape: subscribers get the state the event announced. */

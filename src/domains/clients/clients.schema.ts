@@ -65,4 +65,4 @@ builder.mutationFields((t) => ({
 }));
 
 builder.queryField("apiClients", (t) =>
-  t.prismaField({ type: [ApiClient], authScopes: { scope: "admin" }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...query, orderBy: { createdAt: "asc" } }) }));
+  t.prismaField({ type: [ApiClient], authScopes: { scope: "admin" }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...{}, ...query, orderBy: { createdAt: "asc" } }) }));

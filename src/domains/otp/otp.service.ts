@@ -37,7 +37,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   // 1. reserve: the user row is locked so two triggers cannot both pass the cooldown; the code is
   //    SENDING (not usable) until its message has gone out
   const reserved = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
+    const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
     const destination = pending(user, channel) ?? current(user, channel);
     if (!destination) throw new DomainError("VALIDATION_FAILED", `The user has no ${noun(channel)}; set one with PUT /v2/users/{user_id} first.`,
@@ -77,7 +77,7 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
   return checkCode(ctx, input, "current", async ({ tx, audit }, userId, now) => {
     await tx.user.update({
       where: { id: userId },
-      data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
+      data: { ...{}, ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
     });
     await audit({ action: "user.contact.verified", targetType: "user", targetId: userId, changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"] });
     return { userId, channel: input.channel, verified: true, verifiedAt: now };
@@ -103,7 +103,7 @@ async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "cu
   const now = ctx.now();
   const outcome: Outcome<T> = await withTransaction(ctx.db, ctx, async (write) => {
     const { tx } = write;
-    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
+    const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
     if (target === "pending" && !pending(user, channel))
       throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${noun(channel)} to confirm; use POST /v2/users/verify/otp to verify the current one.`);
     const otp = await tx.otpCode.findFirst({ where: { clientId, userId: user.id, channel, status: { in: ["ACTIVE", "USED"] } }, orderBy: { createdAt: "desc" } });

@@ -57,7 +57,7 @@ export function createRateLimiter({ limit, windowMs = 60_000, redis = null }: Ra
     const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - used)), "ratelimit-reset": String(reset) };
     if (used <= limit) return { headers };
     const problem = { code: "RATE_LIMITED", detail: `More than ${limit} requests in a minute for this API key; retry in ${reset} s.` };
-    return { refusal: { problem, headers: { ...headers, "retry-after": String(reset) } } };
+    return { refusal: { problem, headers: { ...{}, ...headers, "retry-after": String(reset) } } };
   };
 }
 
