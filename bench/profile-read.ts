@@ -8,11 +8,14 @@
  * the tables grown). BENCH_RATE=half (or a number): the open-loop rate of the bench's half row instead of full speed,
  * for finding what makes its tail. BENCH_PROFILE=promoted: instead of CPU, a sampling heap profile of
  * what outlived a minor GC (the bytes that fill old space and bring major GCs), by allocation site;
- * BENCH_PROFILE=allocated: everything allocated, garbage or not. `npx tsx bench/profile-read.ts <file>.cpuprofile` summarises a
+ * BENCH_PROFILE=allocated: everything allocated, garbage or not; BENCH_PROFILE=maps: the hidden classes
+ * the server made in the measured run, by site (bench/hidden-classes.ts). `npx tsx bench/profile-read.ts <file>.cpuprofile` summarises a
  * profile written before. For finding what a request still costs, not a figure to quote.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { tmpdir } from "node:os";
+import { mapLogFlags, summariseMapLog } from "./hidden-classes.js";
 import { build, drainJobs, dropSchema, loopDelay, measured, seed, startApp, startFlags, type Server } from "./harness.js";
 import { rowNamed } from "./rows.js";
 
@@ -29,7 +32,8 @@ const drain = row.name === "post"; // a POST queues three check runs: they are w
 build();
 const seeded = await seed();
 try {
-  const app = await startApp(startFlags());
+  const mapLog = process.env.BENCH_PROFILE === "maps" ? path.join(process.env.BENCH_PROFILE_DIR ?? tmpdir(), `bench-maps-${Date.now()}.log`) : null;
+  const app = await startApp([...startFlags(), ...(mapLog ? mapLogFlags(mapLog) : [])]);
   const load = { ...row.app, targets: row.perClient ? seeded.byClient : seeded.byId, connections: CONNECTIONS };
   // BENCH_AFTER=post: another row's load first (worked off), as the bench's order runs it
   for (const before of (process.env.BENCH_AFTER ?? "").split(",").filter(Boolean).map(rowNamed))
@@ -43,8 +47,9 @@ try {
   } else if (process.env.BENCH_RATE) rate = Number(process.env.BENCH_RATE);
   await loopDelay(app);
   // BENCH_PROFILE=none: no recording at all (a --trace-gc run without the profiler's own allocations)
-  const kind = ["promoted", "allocated", "none"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
+  const kind = mapLog ? "none" : ["promoted", "allocated", "none"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
   if (kind !== "none") await ask(app, `${kind}-start`, "recording");
+  const mark = mapLog ? (await ask(app, "mark", "mark") as { mark: number }).mark : 0;
   // BENCH_SNAPSHOT_AT=4: a heap snapshot that many seconds into the measured run (what holds the heap under load)
   const snapshot = process.env.BENCH_SNAPSHOT_AT ? new Promise((resolve) => setTimeout(() => resolve(ask(app, "snapshot", "snapshot")), Number(process.env.BENCH_SNAPSHOT_AT) * 1000)) : null;
   const result = await measured(app, { ...load, seconds, rate }, { drain });
@@ -54,7 +59,8 @@ try {
   console.log(`${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms (load generator's own loop max ${result.loopMaxMs ?? "-"} ms), ${Math.round(result.cpuUs)} µs CPU/req; loop delay p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`);
   if (kind === "profile") summarise(JSON.parse(readFileSync(file, "utf8")));
   else if (kind !== "none") allocations(JSON.parse(readFileSync(file, "utf8")));
-  console.log(`profile: ${file}`);
+  if (mapLog) await summariseMapLog(mapLog, mark);
+  console.log(`profile: ${mapLog ?? file}`);
   app.child.kill("SIGTERM");
 } finally { await dropSchema(); }
 
