@@ -26,7 +26,8 @@ else {
   await seed();
   try {
     console.log("| reads through | promoted per scavenge, KiB | scavenge pause, ms |\n|---|---|---|");
-    for (const mode of MODES) {
+    // BENCH_MODES=prisma,prisma-tx: only those
+    for (const mode of MODES.filter((m) => !process.env.BENCH_MODES || process.env.BENCH_MODES.split(",").includes(m))) {
       const trace = execFileSync(process.execPath, ["--import", "tsx", "--trace-gc", "--trace-gc-nvp", import.meta.filename, mode, schema], { encoding: "utf8", env: { ...process.env, BENCH_DATABASE_URL: databaseUrl } });
       const lines = trace.split("\n").slice(trace.split("\n").indexOf("measured")).filter((l) => l.includes("gc=s "));
       const mean = (field: string) => lines.reduce((sum, l) => sum + Number(new RegExp(` ${field}=([\\d.]+)`).exec(l)![1]), 0) / Math.max(lines.length, 1);

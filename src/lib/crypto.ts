@@ -1,7 +1,8 @@
 /** Hashing, HMAC and AES-256-GCM: the only place secrets are turned into stored forms. */
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
-export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** one-shot (Node ≥ 20.12): no Hash object per call, and every request hashes its API key */
+export const sha256 = (text: string) => hash("sha256", text, "hex");
 
 export const randomToken = (bytes = 24) => randomBytes(bytes).toString("base64url");
 
