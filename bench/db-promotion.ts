@@ -10,7 +10,9 @@
  * - `prisma`: a raw statement through the app's Prisma client (adapter-pg on the app's Pool);
  * - `prisma-tx`: the same statement inside an interactive transaction (a checked-out client, asked
  *   for a promise: what every write of the app does);
- * - `prisma-model`: the same 100 users as a model query (`user.findMany`), through the query plan.
+ * - `prisma-model`: the same 100 users as a model query (`user.findMany`), through the query plan;
+ * - `prisma-relation`: the same with each user's documents (a second statement, joined in memory);
+ * - `prisma-in`: documents of ten users named in an `in` list (one plan, a list parameter).
  * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth and eighth
  * sessions); the Prisma rows depend on scripts/patch-deps.mjs having run (postinstall).
  */
@@ -19,7 +21,7 @@ import pg from "pg";
 import { databaseUrl, dropSchema, schema, seed } from "./harness.js";
 import { createDb, watchedClient } from "../src/db/client.js";
 
-const MODES = ["pg", "wrapped", "app-pool", "prisma", "prisma-tx", "prisma-model"] as const;
+const MODES = ["pg", "wrapped", "app-pool", "prisma", "prisma-tx", "prisma-model", "prisma-relation", "prisma-in"] as const;
 type Mode = (typeof MODES)[number];
 
 if (process.argv[2]) await measure(process.argv[2] as Mode, process.argv[3]!);
@@ -56,7 +58,11 @@ async function measure(mode: Mode, seeded: string) {
   const db = mode.startsWith("prisma") ? await createDb({ databaseUrl, databaseSchema: seeded, dataDir: "" }) : null;
   const read = () => (!db ? pool.query(sql)
     : mode === "prisma-tx" ? db.prisma.$transaction((tx) => tx.$queryRawUnsafe(sql))
-    : mode === "prisma-model" ? db.prisma.user.findMany({ select: { id: true, status: true }, take: 100 }) : db.prisma.$queryRawUnsafe(sql));
+    : mode === "prisma-model" ? db.prisma.user.findMany({ select: { id: true, status: true }, take: 100 })
+    : mode === "prisma-in" ? db.prisma.document.findMany({ select: { id: true, userId: true }, where: { userId: { in: ten } } })
+    : mode === "prisma-relation" ? db.prisma.user.findMany({ select: { id: true, status: true, documents: { select: { id: true } } }, take: 100 })
+    : db.prisma.$queryRawUnsafe(sql));
+  const ten = mode === "prisma-in" ? (await db!.prisma.user.findMany({ select: { id: true }, take: 10 })).map((u) => u.id) : [];
   for (let i = 0; i < 300; i++) await read();
   console.log("measured");
   for (const end = Date.now() + 6_000; Date.now() < end;) {
