@@ -1,5 +1,5 @@
 /**
- * Edits to six dependencies, applied at install (postinstall), each measured under the bench's load
+ * Edits to seven dependencies, applied at install (postinstall), each measured under the bench's load
  * (issue #17, bench/RESULTS.md). Why not patch-package: Prisma's runtime is one minified 100 KB line,
  * so its diff would be the whole file; exact replacements say what they change.
  *
@@ -172,6 +172,27 @@ export const GRAPHQL_VALUES_EDITS = [{
   to: "graphql-js/issues/2203\n  if (def.args.length === 0) return coercedValues; // scripts/patch-deps.mjs\n\n  /* c8 ignore next */",
 }];
 
+/**
+ * @prisma/debug 7.10 (dist/index.js and .mjs), and its copy bundled in Prisma's runtime: every debug
+ * call, enabled or not, pushed its arguments into a module-wide history of the last 100 calls (kept
+ * for bug reports). adapter-pg logs each statement with its arguments, the runtime each request and
+ * plan, so each query's arguments (and what they hold) stayed reachable from that old-space array
+ * for the next hundred calls, past two scavenges: `bench/db-promotion.ts` prisma-relation 157–174 →
+ * 7 KiB promoted per scavenge, the users page at 200/s 345 → 18. The history is kept now only while
+ * that namespace is being debugged (DEBUG=prisma:…), when the bug reports that read it are wanted.
+ */
+export const PRISMA_DEBUG_EDITS = [{
+  name: "debug history only while debugging",
+  from: "    if (args.length !== 0) {\n      argsHistory.push([namespace2, ...args]);",
+  to: "    if (args.length !== 0 && (enabled || topProps.enabled(namespace2))) { // scripts/patch-deps.mjs\n      argsHistory.push([namespace2, ...args]);",
+}];
+/** the same in the runtime's bundled copy, whose minified names differ between client.js and .mjs */
+const runtimeDebugEdit = (history, limit, top) => ({
+  name: "the runtime's debug history only while debugging",
+  from: `if(n.length!==0&&${history}.push([o,...n]),${history}.length>${limit}&&${history}.shift(),${top}.enabled(o)||i)`,
+  to: `if(n.length!==0&&(i||${top}.enabled(o))&&${history}.push([o,...n]),${history}.length>${limit}&&${history}.shift(),${top}.enabled(o)||i)`,
+});
+
 /** How often `pattern` (text or a regular expression) occurs in `text`. */
 export const occurrences = (text, pattern) => (typeof pattern === "string" ? text.split(pattern).length - 1 : (text.match(new RegExp(pattern.source, "g")) ?? []).length);
 
@@ -191,6 +212,9 @@ export const PATCHES = [
   { package: "graphql", files: ["execution/execute.js", "execution/execute.mjs"], edits: GRAPHQL_EXECUTE_EDITS },
   { package: "@pothos/plugin-prisma", files: ["lib/util/adapter.js", "esm/util/adapter.js"], edits: POTHOS_PRISMA_EDITS },
   { package: "pg-boss", files: ["src/attorney.js"], edits: PG_BOSS_EDITS },
+  { package: "@prisma/debug", files: ["dist/index.js", "dist/index.mjs"], edits: PRISMA_DEBUG_EDITS },
+  { package: "@prisma/client", files: ["runtime/client.js"], edits: [runtimeDebugEdit("Lt", "Mu", "Vt")] },
+  { package: "@prisma/client", files: ["runtime/client.mjs"], edits: [runtimeDebugEdit("Ft", "fu", "_t")] },
 ];
 
 /** Applies `edits` to those of `files` that exist; returns the edits it could not find ("file: name"). */

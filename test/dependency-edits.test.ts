@@ -14,6 +14,7 @@ import { contextCacheSymbol, createContextCache, initContextCache } from "@potho
 import { cacheKey } from "@pothos/selection-mapper";
 import { buildSchema, execute, type ExecutionResult, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
 import { createDb, type Database } from "../src/db/client.js";
+import { clearLogs, Debug, getLogs } from "@prisma/debug";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 type Edit = { name: string; from: string | RegExp; example?: string; to: string };
@@ -55,6 +56,18 @@ describe("Prisma's runtime as installed", () => {
     const count = await database.prisma.$transaction(async (tx) => tx.user.count());
     expect(count).toBe(0);
     expect(Object.getOwnPropertySymbols(client)).not.toContain(INSPECT);
+  });
+});
+
+describe("@prisma/debug as installed", () => {
+  it("keeps no history of debug calls while their namespace is not being debugged, and keeps it while it is", () => {
+    clearLogs();
+    Debug("prisma:bench-quiet")("a statement", { args: ["kept?"] });
+    expect(getLogs()).not.toContain("kept?");
+    Debug.enable("prisma:bench-loud");
+    try { Debug("prisma:bench-loud")("a statement", { args: ["kept!"] }); } finally { Debug.enable(""); }
+    expect(getLogs()).toContain("kept!");
+    clearLogs();
   });
 });
 
