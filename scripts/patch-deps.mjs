@@ -213,6 +213,8 @@ export const PATCHES = [
   { package: "@pothos/plugin-prisma", files: ["lib/util/adapter.js", "esm/util/adapter.js"], edits: POTHOS_PRISMA_EDITS },
   { package: "pg-boss", files: ["src/attorney.js"], edits: PG_BOSS_EDITS },
   { package: "@prisma/debug", files: ["dist/index.js", "dist/index.mjs"], edits: PRISMA_DEBUG_EDITS },
+  // the embedded default's adapter debugs every statement through its own copy (7.2, beside its driver-adapter-utils)
+  { package: "pglite-prisma-adapter", files: ["node_modules/@prisma/debug/dist/index.js", "node_modules/@prisma/debug/dist/index.mjs"], edits: PRISMA_DEBUG_EDITS },
   { package: "@prisma/client", files: ["runtime/client.js"], edits: [runtimeDebugEdit("Lt", "Mu", "Vt")] },
   { package: "@prisma/client", files: ["runtime/client.mjs"], edits: [runtimeDebugEdit("Ft", "fu", "_t")] },
 ];

@@ -1,12 +1,14 @@
 /**
- * The install-time edits to Prisma's runtime, @pothos/selection-mapper, @pothos/core, graphql,
+ * The install-time edits to Prisma's runtime, @prisma/debug (its own copy and the embedded adapter's), @pothos/selection-mapper, @pothos/core, graphql,
  * @pothos/plugin-prisma and pg-boss (scripts/patch-deps.mjs) are in place and change nothing a caller
  * sees: an upgrade that drops them fails here instead of silently bringing back the garbage they
  * removed (bench/RESULTS.md). test/hidden-classes.test.ts checks what the spread edits are for.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain script, no types
 import { occurrences, packageDir, PATCHES, patchFiles, PRISMA_EDITS } from "../scripts/patch-deps.mjs";
@@ -68,6 +70,16 @@ describe("@prisma/debug as installed", () => {
     try { Debug("prisma:bench-loud")("a statement", { args: ["kept!"] }); } finally { Debug.enable(""); }
     expect(getLogs()).toContain("kept!");
     clearLogs();
+  });
+
+  it("the copy the embedded adapter debugs its statements through (pglite-prisma-adapter's own) keeps none either", async () => {
+    // the adapter imports Debug from its driver-adapter-utils, which resolves @prisma/debug beside itself (ESM build)
+    const utils = createRequire(path.join(packageDir("pglite-prisma-adapter"), "package.json")).resolve("@prisma/driver-adapter-utils");
+    const cjs = createRequire(utils).resolve("@prisma/debug");
+    const copy = await import(pathToFileURL(cjs.replace(/index\.js$/, "index.mjs")).href) as typeof import("@prisma/debug");
+    copy.clearLogs();
+    copy.Debug("prisma:driver-adapter:pglite")("[js::query_raw] %O", { sql: "SELECT 1", args: ["kept?"] });
+    expect(copy.getLogs()).not.toContain("kept?");
   });
 });
 
