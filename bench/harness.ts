@@ -168,7 +168,7 @@ export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
   return new Promise((resolve) => app.child.once("message", (m) => resolve((m as { memory: NodeJS.MemoryUsage }).memory)));
 }
 
-/** the server's event-loop delay (ms) since the last call: a stalled server, as opposed to a slow load generator */
+/** the server's event-loop lateness (ms, beyond the probe's 5 ms timer) since the last call: a stalled server, as opposed to a slow load generator */
 export type GcPauses = Record<string, { count: number; totalMs: number; maxMs: number }>;
 export function loopDelay(app: Server): Promise<{ p50: number; p99: number; max: number; gc: GcPauses }> {
   app.child.send("loop");

@@ -133,7 +133,7 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
         latencies.sort((a, b) => a - b);
         const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
         delay.disable();
-        resolve({ requests: latencies.length, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.round(delay.max / 1e5) / 10 });
+        resolve({ requests: latencies.length, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.max(0, Math.round((delay.max / 1e6 - 1) * 10) / 10) }); // beyond the 1 ms tick itself
       }, 50);
     }, 1);
   });

@@ -92,7 +92,7 @@ ${os.cpus().length} cores (${os.cpus()[0].model}), Node ${process.version}, load
 ${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run for every 2nd); ${connections} connections, ${seconds} s a run
 (+2 s warm-up), random user and its client's key per request; app: \`node ${[...flags, "dist/src/main.js"].join(" ")}\`; seed + build ${seedSeconds.toFixed(0)} s.
 
-| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop delay p99 / max ms at half | load generator's own loop max ms at half | app's longest GC pause at half, ms | app CPU µs/req | raw CPU µs/req | errors (unanswered or not 2xx), app / raw |
+| row | app req/s | raw req/s | app / raw | p50 / p99 ms at peak | half-peak req/s | p50 / p99 ms at half | raw p50 / p99 ms at that rate | app loop lateness p99 / max ms at half (beyond its 5 ms timer) | load generator's own loop max ms at half | app's longest GC pause at half, ms | app CPU µs/req | raw CPU µs/req | errors (unanswered or not 2xx), app / raw |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join("\n")}
 
