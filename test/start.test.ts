@@ -3,6 +3,7 @@ import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { eventually } from "./helpers/eventually.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -50,8 +51,7 @@ describe("npm start", () => {
     // one structured JSON line per write, carrying the request id and no personal data
     // the line is written after the answer: give a loaded machine a few seconds
     const logged = () => first.output().split("\n").find((l) => l.includes('"request_id":"start-test-1"'));
-    for (const until = Date.now() + 15_000; !logged() && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
-    const line = logged();
+    const line = await eventually(logged, Boolean, 15_000, 50);
     expect(JSON.parse(line!)).toMatchObject({ method: "POST", route: "/v2/users", status: 201, msg: "request" });
     expect(first.output()).not.toContain("start-test-query");
     expect(first.output()).not.toContain("kept@example.com");

@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { withTransaction } from "../db/transaction.js";
 import { createJobs } from "./jobs.engine.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
+import { eventually } from "../../test/helpers/eventually.js";
 
 describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
   let t: TestApp;
@@ -73,8 +74,7 @@ describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instanc
         emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
       });
       const published = async () => (await web.db.event.findFirst({ where: { clientId } }))?.publishedAt;
-      for (const until = Date.now() + 40_000; !(await published()) && Date.now() < until;) await new Promise((r) => setTimeout(r, 250));
-      expect(await published()).toBeInstanceOf(Date); // stamped by the worker process's relay
+      expect(await eventually(published, Boolean, 40_000, 250)).toBeInstanceOf(Date); // stamped by the worker process's relay
       worker.kill("SIGTERM");
       expect(await exited).toBe(0);
       expect(JSON.parse(out.slice(out.indexOf("{")))).toEqual({ worker: "stopped", signal: "SIGTERM" });

@@ -8,19 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { atMost, startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./helpers/services.js";
+import { within } from "../helpers/eventually.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
 type Instance = { t: TestApp; base: string; ws: string };
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(200)) {
-    const value = await probe();
-    if (value) return value;
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
-}
+const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> => (await within(what, probe, Boolean, ms, 200)) as T;
 
 /** Mixed reads and writes, REST and GraphQL, on both instances; every answer recorded. */
 function mixedLoad(instances: Instance[], key: string) {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 import { startServer, type ServerProcess } from "./helpers/server-process.js";
 import { atMost, startPostgres, type PrivatePostgres } from "./helpers/services.js";
+import { eventually, within } from "../helpers/eventually.js";
 
 const ADMIN = "fault-admin-key-0123456789abcdef";
 const EVENTS = 12;
@@ -86,16 +87,14 @@ describe("webhook deliveries when the service is killed mid-send", () => {
     // the attempts the dead process never recorded are not there; the ones after the restart are
     for (const id of ids.slice(0, 3)) {
       const endpoint = created.body.webhook_id;
-      let outcomes: string[] = [];
-      for (const end = Date.now() + 5_000; !outcomes.includes("SUCCEEDED") && Date.now() < end; await new Promise((r) => setTimeout(r, 100)))
-        outcomes = (await call(second, "GET", `/v2/webhooks/${endpoint}/attempts?event_id=${id}`, key)).body.data.map((a: { outcome: string }) => a.outcome);
+      const read = async (): Promise<string[]> => (await call(second, "GET", `/v2/webhooks/${endpoint}/attempts?event_id=${id}`, key)).body.data.map((a: { outcome: string }) => a.outcome);
+      const outcomes = await eventually(read, (o) => o.includes("SUCCEEDED"), 5_000);
       expect(outcomes).toEqual(["SUCCEEDED"]);
     }
     // the check runs each new user queued complete too, whatever state the kill left them in
     const unfinished = async () => (await Promise.all(users.map(async (id) => (await call(second, "GET", `/v2/users/${id}/checks`, key)).body.data as { status: string }[])))
       .flat().filter((r) => r.status === "QUEUED" || r.status === "RUNNING").length;
-    for (const end = Date.now() + 60_000; (await unfinished()) > 0; await new Promise((r) => setTimeout(r, 250)))
-      if (Date.now() > end) throw new Error(`check runs still unfinished after the restart: ${await unfinished()}`);
+    await within("check runs finished after the restart", unfinished, (n) => n === 0, 60_000, 250);
     second.kill("SIGTERM");
     expect((await second.exited).code).toBe(0);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 import { bossSchemaFor } from "../../jobs/jobs.engine.js";
 import { findDueUsers, PERIODIC_CHECKS_JOB, runPeriodicChecks } from "./checks.periodic.js";
+import { within } from "../../../test/helpers/eventually.js";
 
 const DAY = 24 * 3600 * 1000;
 
@@ -63,10 +64,7 @@ describe.runIf(multiInstance)("the periodic pass across two instances", () => {
     const boss = bossSchemaFor(a.schemaName!);
     // a tick that fired while the user was being seeded found it not yet due: wait for the next one
     const passes = () => a.db.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from ${boss}.job where name = $1 and state = 'completed' and started_on > $2`, PERIODIC_CHECKS_JOB, seeded);
-    for (const until = Date.now() + 75_000; (await passes())[0].n < 1;) {
-      if (Date.now() > until) throw new Error("no periodic pass within 75 s");
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await within("a periodic pass", passes, (rows) => rows[0].n >= 1, 75_000, 500);
     await new Promise((r) => setTimeout(r, 3000)); // a second pass of the same tick would have run by now
     // one send per tick across both instances (pg-boss's send-it job, a singleton per minute window), and
     // no periodic job but those sends: never one per instance. Not counted by the minute a job was made

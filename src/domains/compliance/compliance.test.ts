@@ -9,6 +9,7 @@ import { OPERATOR } from "../../context.js";
 import { importRuleSet, importRuleSetFile, loadShippedRuleSets } from "./compliance.import.js";
 import { compileRuleSet, evaluate, parseRuleSet, unsatisfiedGroups } from "./compliance.rules.js";
 import { requirementsNow, requirementsOf } from "./compliance.service.js";
+import { eventually } from "../../../test/helpers/eventually.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const shipped = async (country: string) => JSON.parse(await readFile(path.join(root, "data/compliance", `${country}.json`), "utf8"));
@@ -177,11 +178,7 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
       // PGlite is single-process: the CLI's own function, with no event bus, as the CLI runs it
       expect(await importRuleSetFile(t.db, file)).toMatchObject({ country: "FR", version: 2, unchanged: false });
     }
-    let currentlyDue: string[] = [];
-    for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-      currentlyDue = (await due(u.user_id)).currently_due;
-      if (currentlyDue.length) break;
-    }
+    const currentlyDue = await eventually(async () => (await due(u.user_id)).currently_due as string[], (d) => d.length > 0, 10_000, 200);
     expect(currentlyDue).toEqual(["nationality", "tax_id"]);
     expect((await t.rest("GET", "/v2/compliance/requirements?country=FR", { key })).body.rule_set.version).toBe(2);
     const versions = await t.db.complianceRuleSet.findMany({ where: { country: "FR" }, orderBy: { version: "asc" }, select: { version: true, supersededBy: true } });
@@ -196,8 +193,7 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
     const v2 = parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 40 });
     await importRuleSet(t.db, writer, v2);
     // the event is delivered asynchronously (through Redis when configured)
-    let errors: { field: string; code: string }[] = [];
-    for (const until = Date.now() + 15_000; Date.now() < until && !errors.length; await new Promise((r) => setTimeout(r, 50))) errors = (await due(u.user_id)).errors;
+    const errors = await eventually(async () => (await due(u.user_id)).errors as { field: string; code: string }[], (e) => e.length > 0, 15_000, 50);
     expect(errors).toContainEqual(expect.objectContaining({ field: "date_of_birth", code: "under_minimum_age" }));
     expect(await importRuleSet(t.db, writer, v2)).toMatchObject({ unchanged: true });
     await expect(importRuleSet(t.db, writer, parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 30 }))).rejects.toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "version" }] });

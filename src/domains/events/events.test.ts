@@ -5,15 +5,7 @@ import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp 
 import { OPERATOR } from "../../context.js";
 import { withTransaction } from "../../db/transaction.js";
 import { relayPending } from "./events.relay.js";
-
-/** Polls `read` until `done` holds (20 s at most). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (const until = Date.now() + 20_000; ;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { eventually } from "../../../test/helpers/eventually.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
@@ -126,11 +118,11 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     const boss = t.app.services.jobs.boss.getDb();
     const relayJobs = async (states: string, since = "-infinity", until = "infinity") => (await boss.executeSql(
       `select count(*)::int as n from ${bossSchema}.job where name = 'events.relay' and state in (${states}) and created_on between $1::timestamptz and $2::timestamptz`, [since, until])).rows[0].n;
-    const settled = async () => { for (const end = Date.now() + 25_000; (await relayJobs("'created', 'retry', 'active'")) > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 100)); };
+    const settled = () => eventually(() => relayJobs("'created', 'retry', 'active'"), (n) => n === 0, 25_000);
     const dbNow = async () => (await boss.executeSql("select now()::text as now", [])).rows[0].now as string;
     const user = await newUser(a.key);
     // the new user's checks write (and relay) events of their own: let them finish first
-    for (const end = Date.now() + 25_000; Date.now() < end && (await t.db.checkRun.count({ where: { userId: user.user_id, status: { in: ["QUEUED", "RUNNING"] } } })) > 0;) await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => t.db.checkRun.count({ where: { userId: user.user_id, status: { in: ["QUEUED", "RUNNING"] } } }), (n) => n === 0, 25_000);
     await settled();
     const from = await dbNow();
     await t.rest("PUT", `/v2/users/${user.user_id}`, { key: a.key, body: { status: "CLOSED" } });

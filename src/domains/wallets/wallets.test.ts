@@ -4,6 +4,7 @@ import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.
 import { bossSchemaFor } from "../../jobs/jobs.engine.js";
 import { activatePendingCards, CARD_ACTIVATION_JOB } from "./wallets.service.js";
 import type { CardProvider } from "./wallets.provider.js";
+import { within } from "../../../test/helpers/eventually.js";
 
 const WALLET = "id userId currency status cards { id walletId cardType status last4 expiry }";
 const CREATE = `mutation($input: CreateWalletInput!) { createWallet(input: $input) { ${WALLET} } }`;
@@ -30,10 +31,7 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     return id;
   }
   // jobs are polled every 2 s: give them a few polls, and fail if it never happens
-  const waitFor = async (check: () => Promise<boolean>) => {
-    for (const until = Date.now() + 15_000; Date.now() < until;) { if (await check()) return; await new Promise((r) => setTimeout(r, 100)); }
-    throw new Error("waited 15 s in vain");
-  };
+  const waitFor = (check: () => Promise<boolean>) => within("the sandbox provider's change", check, Boolean);
 
   it("opens a wallet for an ACTIVE user and shows it on User.wallets", async () => {
     const userId = await user();

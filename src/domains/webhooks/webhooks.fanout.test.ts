@@ -11,6 +11,7 @@ import { withTransaction } from "../../db/transaction.js";
 import { loadConfig } from "../../config.js";
 import { relayPending } from "../events/events.relay.js";
 import { deliveryJobId, WEBHOOK_DELIVERY_JOB } from "./webhooks.dispatch.js";
+import { eventually } from "../../../test/helpers/eventually.js";
 
 /** retries 0.2 s apart instead of 5 s, 5 min, …: a test sees the whole schedule */
 const FAST = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2,0.2" };
@@ -42,10 +43,8 @@ async function closeUser(t: TestApp, client: Client) {
 type Attempt = { event_id: string; attempt_number: number; outcome: string; status_code: number; next_retry_at: string | null };
 /** GET /v2/webhooks/{id}/attempts, oldest first, once it lists `count` (an attempt is recorded just after its answer) */
 async function attemptsOf(t: TestApp, client: Client, endpointId: string, count: number) {
-  let attempts: Attempt[] = [];
-  for (const end = Date.now() + 15_000; attempts.length < count && Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
-    attempts = (await t.rest("GET", `/v2/webhooks/${endpointId}/attempts`, { key: client.key })).body.data.reverse();
-  return attempts;
+  const read = async (): Promise<Attempt[]> => (await t.rest("GET", `/v2/webhooks/${endpointId}/attempts`, { key: client.key })).body.data.reverse();
+  return eventually(read, (attempts) => attempts.length >= count, 15_000, 50);
 }
 
 /** the user's close (the checks engine raises events of the same user besides) */
