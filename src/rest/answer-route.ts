@@ -58,11 +58,8 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
         return problemReply({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, requestId);
       // a shared answer is served only to a key holding the route's scope, as execution would check
       const cacheKey = route.sharedCacheMs && principal?.scopes.has(route.scope) ? `${call.pathname}${call.search}` : null;
-      let reply = cacheKey ? cache.get(cacheKey) : null;
-      if (!reply) {
-        reply = await run(known, maxBodyBytes, route, match.params, call, execute);
-        if (cacheKey && reply.status === 200) cache.set(cacheKey, reply, route.sharedCacheMs!);
-      }
+      const answer = () => run(known, maxBodyBytes, route, match.params, call, execute);
+      const reply = cacheKey ? cache.get(cacheKey) ?? await cache.fill(cacheKey, route.sharedCacheMs!, answer) : await answer();
       return conditional(reply, call);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

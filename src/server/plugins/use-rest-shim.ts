@@ -35,7 +35,9 @@ export function useRestShim({ answer, table, legacy }: RestShimOptions): Plugin 
         const contextValue = await enveloped.contextFactory(initial);
         return (await enveloped.execute({ schema: enveloped.schema, document: route.operation, variableValues: variables, contextValue })) as ExecutionResult;
       });
-      endResponse(new Response(reply.text, { status: reply.status, headers: reply.headers }));
+      // a copy: whatwg-node's Response writes its headers (content-length, then x-request-id and the
+      // rest of onResponse) into the object it is given, and a shared lookup's reply is served to many
+      endResponse(new Response(reply.text, { status: reply.status, headers: { ...reply.headers } }));
     },
     onResponse({ request, response }) {
       const headers = legacyHeaders(table, legacy, request.method, new URL(request.url).pathname, stateOf(request).principal?.clientId);
