@@ -8,6 +8,7 @@ import { isUuid } from "../../lib/ids.js";
 import { withTransaction } from "../../db/transaction.js";
 import type { Actor } from "../audit/audit.service.js";
 import type { EventBus } from "../events/events.pubsub.js";
+import { createTtlCache } from "../../lib/ttl-cache.js";
 
 export type ClientMode = "SANDBOX" | "LIVE";
 export type CreateClientInput = { name: string; mode: ClientMode; scopes?: string[] | null };
@@ -66,23 +67,24 @@ export const listApiClients = (db: Db) =>
 
 /** Resolves a presented key to a principal; cached briefly so the read path costs no query. */
 export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttlMs = 30_000) {
-  const cache = new Map<string, { principal: Principal | null; until: number }>();
+  // unknown keys are kept too (as null): a caller retrying a bad key costs no query either
+  const principals = createTtlCache<Principal | null>(10_000);
+  const resolve = async (hash: string): Promise<Principal | null> => {
+    const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true } });
+    return row && !row.revokedAt ? { kind: "client", clientId: row.clientId, keyId: row.id, mode: row.client.mode, scopes: new Set(row.client.scopes) } : null;
+  };
   return {
     async authenticate(presented: string): Promise<Principal | null> {
       if (adminApiKey && safeEqual(presented, adminApiKey)) return OPERATOR;
       const hash = sha256(presented);
-      const hit = cache.get(hash);
-      if (hit && hit.until > Date.now()) return hit.principal;
-      const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true } });
-      const principal: Principal | null = row && !row.revokedAt
-        ? { kind: "client", clientId: row.clientId, keyId: row.id, mode: row.client.mode, scopes: new Set(row.client.scopes) }
-        : null;
-      if (cache.size > 10_000) cache.clear();
-      cache.set(hash, { principal, until: Date.now() + ttlMs });
-      return principal;
+      const kept = principals.get(hash);
+      return kept !== undefined ? kept : principals.fill(hash, ttlMs, () => resolve(hash));
     },
-    /** Revocation and rotation on this instance take effect at once; other instances within the TTL. */
-    forget: () => cache.clear(),
+    /**
+     * Revocation and rotation on this instance take effect at once (a look-up already under way is
+     * answered but not kept: it may have read the key before the change); other instances within the TTL.
+     */
+    forget: () => principals.clear(),
   };
 }
 export type Authenticator = ReturnType<typeof createAuthenticator>;

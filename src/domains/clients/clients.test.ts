@@ -47,6 +47,23 @@ describe("API clients and keys", () => {
     expect((await t.rest("GET", "/v2/users", { key: rotated.body.api_key })).status).toBe(401);
   });
 
+  it("keeps no key look-up that a revocation overtook: the next request reads the key again", async () => {
+    const { key } = await t.createClient("Looked up");
+    const auth = t.app.services.auth;
+    const keyReads = async (fn: () => Promise<unknown>) => (await t.app.database.countQueries(fn)).queries.filter((q) => q.includes("api_keys")).length;
+    auth.forget();
+    const once = await keyReads(() => auth.authenticate(key));
+    expect(once).toBeGreaterThan(0);
+    expect(await keyReads(() => auth.authenticate(key))).toBe(0); // kept
+    // a look-up under way when this instance forgets (a revocation, a rotation) may have read the key
+    // before the change: it answers its own request, and is not kept
+    auth.forget();
+    const overtaken = auth.authenticate(key);
+    auth.forget();
+    expect(await overtaken).toMatchObject({ kind: "client" });
+    expect(await keyReads(() => auth.authenticate(key))).toBe(once);
+  });
+
   it("accepts the key as Bearer, X-Api-Key and HTTP Basic user name", async () => {
     const { key } = await t.createClient();
     expect((await t.rest("GET", "/v2/users", { headers: { "x-api-key": key } })).status).toBe(200);

@@ -6,8 +6,6 @@ import { promisify } from "node:util";
 import cc from "currency-codes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allAlpha2 } from "../../lib/countries.js";
-import { createSharedCache } from "../../rest/shared-cache.js";
-import { createEventBus } from "../events/events.pubsub.js";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { importReferenceFile, loadShippedReferenceData } from "./remittance.import.js";
 import { alpha2OfIsoName } from "./remittance.iso.js";
@@ -192,31 +190,5 @@ describe("shared lookup cache", () => {
     // one reply shared by the crowd, then by the hits after it: each answer still carries its own request id
     const hits = await Promise.all(Array.from({ length: 8 }, () => t.rest("GET", lookup("peso"), { key: reader })));
     for (const answers of [crowd.result, hits]) expect(new Set(answers.map((res) => res.headers.get("x-request-id"))).size).toBe(8);
-  });
-});
-
-describe("shared cache fill", () => {
-  const ok = (text: string) => ({ status: 200, headers: {}, text });
-  const settle = () => new Promise((r) => setTimeout(r, 10));
-
-  it("keeps nothing computed before a reference change, and serves waiters an error of their own", async () => {
-    const events = createEventBus();
-    const cache = createSharedCache(events);
-    let finish!: (reply: ReturnType<typeof ok>) => void;
-    const slow = cache.fill("k", 60_000, () => new Promise((resolve) => { finish = resolve; }));
-    await settle();
-    events.publish("reference.updated", { kind: "upsert", id: "x" });
-    await settle();
-    finish(ok("before the change"));
-    expect((await slow).text).toBe("before the change");
-    expect(cache.get("k")).toBeNull();
-
-    let failFirst!: (error: Error) => void;
-    const first = cache.fill("e", 60_000, () => new Promise((_, reject) => { failFirst = reject; }));
-    const waiter = cache.fill("e", 60_000, async () => ok("the waiter's own"));
-    failFirst(new Error("first failed"));
-    await expect(first).rejects.toThrow("first failed");
-    expect((await waiter).text).toBe("the waiter's own");
-    cache.stop();
   });
 });
