@@ -69,7 +69,7 @@ export const listApiClients = (db: Db) =>
 export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttlMs = 30_000) {
   // unknown keys are kept too (as null): a caller retrying a bad key costs no query either
   const principals = createTtlCache<Principal | null>(10_000);
-  const resolve = async (hash: string): Promise<Principal | null> => {
+  const principalOf = async (hash: string): Promise<Principal | null> => {
     const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true } });
     return row && !row.revokedAt ? { kind: "client", clientId: row.clientId, keyId: row.id, mode: row.client.mode, scopes: new Set(row.client.scopes) } : null;
   };
@@ -78,7 +78,7 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
       if (adminApiKey && safeEqual(presented, adminApiKey)) return OPERATOR;
       const hash = sha256(presented);
       const kept = principals.get(hash);
-      return kept !== undefined ? kept : principals.fill(hash, ttlMs, () => resolve(hash));
+      return kept !== undefined ? kept : principals.fill(hash, ttlMs, () => principalOf(hash));
     },
     /**
      * Revocation and rotation on this instance take effect at once (a look-up already under way is
