@@ -49,4 +49,3 @@ export function createTtlCache<V>(maxEntries: number) {
   const clear = () => { entries.clear(); filling.clear(); generation += 1; };
   return { get, fill, clear };
 }
-export type TtlCache<V> = ReturnType<typeof createTtlCache<V>>;

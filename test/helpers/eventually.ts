@@ -12,9 +12,9 @@ export async function eventually<T>(read: () => T | Promise<T>, done: (value: T)
   }
 }
 
-/** `eventually`, failing with `what` when `done` never held */
+/** `eventually`, failing with `what` and the last value read when `done` never held */
 export async function within<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, withinMs = 15_000, everyMs = 100): Promise<T> {
   const value = await eventually(read, done, withinMs, everyMs);
-  if (!done(value)) throw new Error(`${what}: not within ${withinMs} ms`);
+  if (!done(value)) throw new Error(`${what}: not within ${withinMs} ms (last read: ${typeof value === "number" || typeof value === "string" ? value : JSON.stringify(value)})`);
   return value;
 }
