@@ -22,6 +22,12 @@ export type Config = {
   maxBodyBytes: number;
   /** requests per API key per minute; 0 turns the limit off @default 600 */
   rateLimitPerMinute: number;
+  /** open subscriptions per API key on this instance, graphql-ws and SSE together (MAX_SUBSCRIPTIONS_PER_KEY) @default 50 */
+  maxSubscriptionsPerKey: number;
+  /** open subscriptions per graphql-ws socket (MAX_SUBSCRIPTIONS_PER_SOCKET) @default 20 */
+  maxSubscriptionsPerSocket: number;
+  /** open subscriptions on this instance, all keys together (MAX_SUBSCRIPTIONS) @default 2000 */
+  maxSubscriptions: number;
   /** OTP email for LIVE clients, e.g. smtp://user:pass@host:587; unset → 503 DELIVERY_UNAVAILABLE */
   smtpUrl?: string;
   /** OTP SMS for LIVE clients: a JSON POST {to, body} to this URL; unset → 503 DELIVERY_UNAVAILABLE */
@@ -143,6 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
+    maxSubscriptionsPerKey: intVar(env, "MAX_SUBSCRIPTIONS_PER_KEY", 50, 1),
+    maxSubscriptionsPerSocket: intVar(env, "MAX_SUBSCRIPTIONS_PER_SOCKET", 20, 1),
+    maxSubscriptions: intVar(env, "MAX_SUBSCRIPTIONS", 2000, 1),
     smtpUrl: urlVar(env, "SMTP_URL", ["smtp:", "smtps:"]),
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
