@@ -22,6 +22,7 @@ import { createSharedCache } from "./rest/shared-cache.js";
 import { createRouteAnswerer } from "./rest/answer-route.js";
 import { serveControlSocket } from "./cli/control-socket.js";
 import { attachWebSocket } from "./server/websocket.js";
+import { createLiveOperations } from "./server/live-operations.js";
 import { buildYoga } from "./server/yoga.js";
 import { createLanes } from "./server/lanes.js";
 import { createValidatedDocuments } from "./server/plugins/use-validated-documents.js";
@@ -98,7 +99,11 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
   const maskError = createMaskError(services.logger);
   const validated = createValidatedDocuments();
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated });
+  const live = createLiveOperations({
+    limits: { perKey: config.maxSubscriptionsPerKey, perSocket: config.maxSubscriptionsPerSocket, total: config.maxSubscriptions },
+    auth: services.auth, events: services.events,
+  });
+  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated, live });
   const lanes = config.lanes ? createLanes({
     services, metrics, table, answerRoute, rateLimiter, compiled: createCompiledExecutor(schema, maskError),
     validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes,
@@ -118,7 +123,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   let closeWs: (() => Promise<void>) | null = null;
   let closeControl: (() => Promise<void>) | null = null;
   return {
-    config, services, database, yoga, demo, redis, metrics,
+    config, services, database, yoga, demo, redis, metrics, live,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
@@ -151,6 +156,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       await services.compliance.stop();
       await services.documentStore.close();
       await stopForgetting();
+      live.stop();
       await yoga.dispose?.();
       redis?.disconnect();
       services.delivery.close();

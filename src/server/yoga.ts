@@ -17,6 +17,8 @@ import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useInputGuard } from "./plugins/use-input-guard.js";
+import { useLiveOperations } from "./plugins/use-live-operations.js";
+import type { LiveOperations } from "./live-operations.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
@@ -41,9 +43,11 @@ export type YogaDeps = {
   maskError: (error: unknown) => Error;
   /** the query texts yoga validated, for the /graphql lane */
   validated: ValidatedDocuments;
+  /** subscription caps and open streams' key re-checks, shared with graphql-ws (src/server/websocket.ts) */
+  live: LiveOperations;
 };
 
-export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, answerRoute, legacy, rateLimiter, maskError, validated }: YogaDeps) {
+export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, answerRoute, legacy, rateLimiter, maskError, validated, live }: YogaDeps) {
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
@@ -69,6 +73,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
       costLimit: { enabled: false }, blockFieldSuggestion: { enabled: !config.graphiql },
     }) as Plugin,
     ...(config.graphiql ? [] : [useDisableIntrospection() as Plugin]),
+    // before the input guard: a subscription it stops still gives back the slot taken here
+    useLiveOperations(live),
     // before any resolver: inputs PostgreSQL cannot store are the caller's error, not a 500
     useInputGuard(),
     // after yoga's own validation plugin: its GRAPHQL_* codes become the contract's VALIDATION_FAILED
