@@ -58,7 +58,7 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
       ctx.extra.connection = { principal: who.principal, request, unwatch };
       return true;
     },
-    onError: (_ctx, _id, _payload, errors) => errors.map((error) => (maskError(error) as GraphQLError).toJSON()),
+    onError: (_ctx, _id, _payload, errors) => errors.map((error) => asSent(maskError(error) as GraphQLError)),
     onClose(ctx) {
       ctx.extra.connection?.unwatch();
       live.releaseSocket(ctx.extra.socket);
@@ -87,6 +87,13 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
 
 const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
   new GraphQLError(message, { extensions: { ...{}, ...extensions, code } });
+
+/** An error as the socket sends it: without `extensions.http`, the status and headers only an HTTP answer uses (yoga strips it there). */
+function asSent(error: GraphQLError) {
+  const sent = error.toJSON();
+  const { http: _http, ...extensions } = sent.extensions ?? {};
+  return { ...{}, ...sent, extensions };
+}
 
 /** What a phase answers, or the GraphQL error it threw (a syntax error, armour's refusal) as the protocol's `error` message, not a socket closed on a throw. */
 function orThrown<T>(phase: () => T): T | GraphQLError[] {
