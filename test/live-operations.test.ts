@@ -12,9 +12,12 @@ import { within } from "./helpers/eventually.js";
 const SUBSCRIPTION = "subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }";
 type Outcome = { errors?: { message: string; extensions?: Record<string, any> }[]; data?: any; closed?: number };
 
-/** A real server for `t`, and graphql-ws clients on it that report what became of each operation. */
+const ports = new WeakMap<TestApp, Promise<number>>();
+
+/** A real server for `t` (one per app), and graphql-ws clients on it that report what became of each operation. */
 async function served(t: TestApp) {
-  const port = await t.app.start(0, "127.0.0.1");
+  if (!ports.has(t)) ports.set(t, t.app.start(0, "127.0.0.1"));
+  const port = await ports.get(t)!;
   const clients: Client[] = [];
   const connect = (key: string, closes: number[] = []) => {
     const client = createClient({
@@ -66,10 +69,12 @@ async function readStream(res: Response, ms: number) {
   }
 }
 
+// one app for what needs no setting of its own: the caps per key (50) and per socket (20) are the defaults
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp("pglite", { MAX_BODY_BYTES: "65536", MAX_SUBSCRIPTIONS: "70" }); });
+afterAll(() => t?.stop());
+
 describe("graphql-ws frames", () => {
-  let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { MAX_BODY_BYTES: "65536" }); });
-  afterAll(() => t?.stop());
 
   it("closes with 1009 a frame over MAX_BODY_BYTES, sent before any key, and keeps serving", async () => {
     const { port, connect, first, close } = await served(t);
@@ -86,9 +91,6 @@ describe("graphql-ws frames", () => {
 });
 
 describe("subscription caps", () => {
-  let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { MAX_SUBSCRIPTIONS_PER_KEY: "50", MAX_SUBSCRIPTIONS_PER_SOCKET: "20", MAX_SUBSCRIPTIONS: "70" }); });
-  afterAll(() => t?.stop());
 
   it("refuses a crowd past the per-socket and per-key caps with RATE_LIMITED, and a freed slot is taken again", async () => {
     const { connect, first, sse, close } = await served(t);
@@ -154,9 +156,6 @@ describe("subscription caps", () => {
 });
 
 describe("revocation and rotation on open sockets and streams", () => {
-  let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(() => t?.stop());
 
   for (const change of ["revoked", "rotated"] as const) {
     it(`closes a graphql-ws socket (4401) and ends an SSE stream within 2 s of the key being ${change}`, async () => {
@@ -213,13 +212,13 @@ describe.runIf(multiInstance)("revocation across instances (Redis)", () => {
 });
 
 describe("graphql-ws and the rate limit, mutations", () => {
-  let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" }); });
-  afterAll(() => t?.stop());
+  let limited: TestApp;
+  beforeAll(async () => { limited = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" }); });
+  afterAll(() => limited?.stop());
 
   it("counts every operation against the key's rate limit, shared with HTTP, and refuses past it with RATE_LIMITED", async () => {
-    const { connect, first, close } = await served(t);
-    const created = await t.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name: "Counted", mode: "SANDBOX" } });
+    const { connect, first, close } = await served(limited);
+    const created = await limited.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name: "Counted", mode: "SANDBOX" } });
     const key = created.body.api_key as string;
     const socket = connect(key);
     // a new minute may start on the way: the limit of 3 is passed within 8 operations whatever the clock
@@ -228,18 +227,18 @@ describe("graphql-ws and the rate limit, mutations", () => {
     expect(outcome.errors?.[0].extensions).toMatchObject({ code: "RATE_LIMITED", retryAfter: expect.any(Number) });
     expect(outcome.errors?.[0].extensions?.retryAfter).toBeGreaterThan(0);
     // the same budget as HTTP's
-    expect((await t.gql(key, "{ __typename }")).status).toBe(429);
+    expect((await limited.gql(key, "{ __typename }")).status).toBe(429);
     await close();
   });
 
   it("refuses a mutation with METHOD_NOT_ALLOWED, pointing to HTTP POST", async () => {
-    const { connect, first, close } = await served(t);
-    const created = await t.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name: "Mutator", mode: "SANDBOX" } });
+    const { connect, first, close } = await served(limited);
+    const created = await limited.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name: "Mutator", mode: "SANDBOX" } });
     const input = { firstName: "A", lastName: "B", email: "ab@example.com" };
     const outcome = await first(connect(created.body.api_key), "mutation($input: CreateUserInput!) { createUser(input: $input) { id } }", { input }).outcome;
     expect(outcome.errors?.[0].extensions?.code).toBe("METHOD_NOT_ALLOWED");
     expect(outcome.errors?.[0].message).toMatch(/HTTP POST/);
-    expect(await t.db.user.count({ where: { email: "ab@example.com" } })).toBe(0);
+    expect(await limited.db.user.count({ where: { email: "ab@example.com" } })).toBe(0);
     await close();
   });
 });
@@ -250,12 +249,8 @@ const TOO_DEEP = `{ users(first: 1) { edges { node { ${"documents { user { ".rep
 
 describe("introspection and armour over graphql-ws", () => {
   let production: TestApp;
-  let development: TestApp;
-  beforeAll(async () => {
-    production = await startTestApp("pglite", { GRAPHIQL: "0" });
-    development = await startTestApp();
-  });
-  afterAll(async () => { await production?.stop(); await development?.stop(); });
+  beforeAll(async () => { production = await startTestApp("pglite", { GRAPHIQL: "0" }); });
+  afterAll(() => production?.stop());
 
   it("refuses introspection over graphql-ws exactly as over HTTP while GraphiQL is off, and allows it while on", async () => {
     const off = await served(production);
@@ -265,16 +260,16 @@ describe("introspection and armour over graphql-ws", () => {
     const overWs = await off.first(off.connect(key), INTROSPECTION).outcome;
     expect(overWs.errors?.map((e) => [e.message, e.extensions?.code])).toEqual(overHttp.errors?.map((e) => [e.message, e.extensions.code]));
     await off.close();
-    const on = await served(development);
-    const devKey = (await development.createClient("Dev")).key;
+    const on = await served(t);
+    const devKey = (await t.createClient("Dev")).key;
     expect((await on.first(on.connect(devKey), INTROSPECTION).outcome).data).toEqual({ __schema: { queryType: { name: "Query" } } });
     await on.close();
   });
 
   it("refuses a query past the depth limit over graphql-ws as over HTTP", async () => {
-    const { connect, first, close } = await served(development);
-    const key = (await development.createClient("Deep")).key;
-    const overHttp = await development.gql(key, TOO_DEEP);
+    const { connect, first, close } = await served(t);
+    const key = (await t.createClient("Deep")).key;
+    const overHttp = await t.gql(key, TOO_DEEP);
     expect(overHttp.errors?.[0].message).toMatch(/depth/i);
     const overWs = await first(connect(key), TOO_DEEP).outcome;
     expect(overWs.errors?.map((e) => [e.message, e.extensions?.code])).toEqual(overHttp.errors?.map((e) => [e.message, e.extensions.code]));
