@@ -5,7 +5,8 @@
  * the mixed burst of memory-ceiling.test.ts) decide what that answer should have been.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { Agent, request, type ClientRequest } from "node:http";
+import { Agent, request } from "node:http";
+import { connect, type Socket } from "node:net";
 import { WebSocket } from "ws";
 import { MiB } from "./service.js";
 
@@ -19,6 +20,13 @@ export async function pool<T>(count: number, concurrency: number, one: (i: numbe
   const worker = async () => { while (next < count && Date.now() < until) { const i = next++; results[i] = await one(i); } };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return results;
+}
+
+/** `attack` again and again until `until` (ms since epoch) or until `stop()` holds (the service is gone); how many ran. */
+export async function repeat(until: number, stop: () => boolean, attack: () => Promise<unknown>) {
+  let n = 0;
+  while (Date.now() < until && !stop()) { await attack(); n++; }
+  return n;
 }
 
 // ── 1. one oversized graphql-ws frame ──────────────────────────────────────────────────────────
@@ -47,59 +55,106 @@ export function sendFrame(base: string, frame: Buffer, ms = 30_000): Promise<Clo
   });
 }
 
-// ── 2. a chunked body with no length ───────────────────────────────────────────────────────────
-
-export type Streamed = { status?: number; retryAfter?: string | null; body?: string; sentBytes: number; error?: string; ms: number };
+// ── 2, 6. request bodies ───────────────────────────────────────────────────────────────────────
 
 /**
- * POSTs `total` bytes with Transfer-Encoding: chunked in `chunk`-byte writes (a JSON object whose one
- * string holds the padding), stopping as soon as an answer arrives; `sentBytes` is how much had been
- * handed to the socket by then.
+ * What came of a POST. `cutOff`: the server closed or reset the connection before the body was all
+ * sent and no answer could be read: a server that answers early and closes on a body it will not
+ * read sends a TCP reset, which may reach the client before its answer is read.
  */
-export function streamChunked(url: string, headers: Record<string, string>, total: number, { chunk = 64 * 1024, prefix = '{"pad":"', ms = 60_000 } = {}): Promise<Streamed> {
+export type Sent = { status?: number; retryAfter?: string; body?: string; sentBytes: number; cutOff?: boolean; error?: string; ms: number };
+
+/**
+ * One POST over a raw socket: the head, then `parts` as the socket drains them, stopping as soon as
+ * an answer starts. node:http's client drops an answer the server wrote before closing on a body
+ * it would not read (its write fails with EPIPE first); here what arrived is kept and parsed.
+ */
+function post(url: string, headers: Record<string, string>, parts: Iterable<Buffer>, chunked: boolean, ms: number): Promise<Sent> {
+  const { hostname, port, pathname } = new URL(url);
   const started = Date.now();
-  const filler = Buffer.alloc(chunk, "a");
+  const out: Sent = { sentBytes: 0, ms: 0 };
+  let answer = Buffer.alloc(0);
   return new Promise((resolve) => {
-    const out: Streamed = { sentBytes: 0, ms: 0 };
+    const socket = connect(Number(port), hostname);
     let settled = false;
     const finish = (error?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (error && out.status === undefined) out.error = error;
+      const text = answer.toString("latin1");
+      const head = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(text);
+      if (head) {
+        out.status = Number(head[1]);
+        out.retryAfter = /^retry-after:\s*(.+)$/im.exec(head[2])?.[1];
+        out.body = text.slice(head[0].length, head[0].length + 4096);
+      } else {
+        out.error = error ?? `connection closed after ${answer.length} bytes of answer`;
+        out.cutOff = !timedOut && !bodySent;
+      }
       out.ms = Date.now() - started;
-      req.destroy();
+      socket.destroy();
       resolve(out);
     };
-    const timer = setTimeout(() => finish(`no answer within ${ms} ms`), ms);
-    const req = request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers, "transfer-encoding": "chunked" } }, (res) => {
-      out.status = res.statusCode;
-      out.retryAfter = res.headers["retry-after"] ?? null;
-      let body = "";
-      res.on("data", (d: Buffer) => { if (body.length < 4096) body += d; });
-      res.on("end", () => { out.body = body; finish(); });
-      res.on("error", () => { out.body = body; finish(); });
+    let timedOut = false, bodySent = false;
+    const timer = setTimeout(() => { timedOut = true; finish(`no answer within ${ms} ms`); }, ms);
+    socket.on("data", (d: Buffer) => {
+      answer = Buffer.concat([answer, d]).subarray(0, 64 * 1024);
+      if (answerComplete(answer.toString("latin1"))) finish();
     });
-    req.on("error", (error) => finish(`${(error as NodeJS.ErrnoException).code ?? ""} ${error.message}`.trim()));
-    const write = async () => {
-      const head = Buffer.from(prefix);
-      req.write(head);
-      out.sentBytes = head.length;
-      while (!settled && out.status === undefined && out.sentBytes + chunk + 2 <= total) {
-        out.sentBytes += chunk;
-        if (!req.write(filler)) await drained(req);
+    socket.on("error", (e: NodeJS.ErrnoException) => finish(`${e.code ?? ""} ${e.message}`.trim()));
+    socket.on("close", () => finish());
+    socket.on("connect", async () => {
+      const lines = Object.entries({ host: `${hostname}:${port}`, connection: "close", "content-type": "application/json", ...headers, ...(chunked ? { "transfer-encoding": "chunked" } : {}) });
+      socket.write(`POST ${pathname} HTTP/1.1\r\n${lines.map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
+      for (const part of parts) {
+        // a poll between writes reads an answer that came with a reset before the next write fails on it
+        await new Promise(setImmediate);
+        if (answer.length || socket.destroyed) return;
+        if (chunked) socket.write(`${part.length.toString(16)}\r\n`);
+        const more = socket.write(part);
+        if (chunked) socket.write("\r\n");
+        out.sentBytes += part.length;
+        if (!more) await drained(socket);
       }
-      if (!settled && out.status === undefined) { req.end('"}'); out.sentBytes += 2; }
-    };
-    void write();
+      if (chunked && !socket.destroyed) socket.write("0\r\n\r\n");
+      bodySent = !socket.destroyed;
+    });
   });
 }
 
-/** Resolves when the request can take more, or is gone. */
-const drained = (req: ClientRequest) => new Promise<void>((resolve) => {
-  const go = () => { req.off("drain", go); req.off("close", go); resolve(); };
-  req.on("drain", go).on("close", go);
+/** The head is in and the body as long as its Content-Length says (or its last chunk came). */
+function answerComplete(text: string) {
+  const end = text.indexOf("\r\n\r\n");
+  if (end < 0) return false;
+  const length = /^content-length:\s*(\d+)$/im.exec(text.slice(0, end))?.[1];
+  return length !== undefined ? text.length - end - 4 >= Number(length) : text.endsWith("\r\n0\r\n\r\n");
+}
+
+/** Resolves when the socket can take more, or is gone. */
+const drained = (socket: Socket) => new Promise<void>((resolve) => {
+  const go = () => { socket.off("drain", go); socket.off("close", go); resolve(); };
+  socket.on("drain", go).on("close", go);
 });
+
+/**
+ * POSTs `total` bytes with Transfer-Encoding: chunked (and no Content-Length) in `chunk`-byte chunks:
+ * a JSON object whose last string holds the padding. `sentBytes`: handed to the socket before the answer.
+ */
+export function streamChunked(url: string, headers: Record<string, string>, total: number, { chunk = 64 * 1024, prefix = '{"pad":"', ms = 60_000 } = {}) {
+  const filler = Buffer.alloc(chunk, "a");
+  function* parts() {
+    yield Buffer.from(prefix);
+    for (let left = total - prefix.length - 2; left > 0; left -= chunk) yield left >= chunk ? filler : filler.subarray(0, left);
+    yield Buffer.from('"}');
+  }
+  return post(url, headers, parts(), true, ms);
+}
+
+/** POSTs `body` with its Content-Length, in 64 KiB writes. */
+export function postBytes(url: string, headers: Record<string, string>, body: Buffer, ms = 60_000) {
+  function* parts() { for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024); }
+  return post(url, { ...headers, "content-length": String(body.length) }, parts(), false, ms);
+}
 
 // ── 3. made-up paths ───────────────────────────────────────────────────────────────────────────
 
@@ -217,29 +272,3 @@ export const documentInput = (userId: string, file: Buffer) => ({
 /** The same as bytes, to send again and again. */
 export const uploadBody = (userId: string, file: Buffer) => Buffer.from(JSON.stringify(documentInput(userId, file)));
 
-export const UPLOAD_PATH = "/v2/users/authentications/documents";
-
-export type Posted = { status?: number; retryAfter?: string | null; body?: string; error?: string; ms: number };
-
-/** POSTs `body` with its length on a fresh connection; the answer, or how the connection failed before one. */
-export function postBytes(url: string, headers: Record<string, string>, body: Buffer, ms = 60_000): Promise<Posted> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const out: Posted = { ms: 0 };
-    const done = (error?: string) => {
-      if (error && out.status === undefined) out.error = error;
-      out.ms = Date.now() - started;
-      resolve(out);
-    };
-    const req = request(url, { method: "POST", agent: false, timeout: ms, headers: { "content-type": "application/json", ...headers, "content-length": String(body.length) } }, (res) => {
-      out.status = res.statusCode;
-      out.retryAfter = res.headers["retry-after"] ?? null;
-      let text = "";
-      res.on("data", (d: Buffer) => { if (text.length < 4096) text += d; });
-      res.on("end", () => { out.body = text; done(); }).on("error", () => done());
-    });
-    req.on("error", (error: NodeJS.ErrnoException) => done(`${error.code ?? ""} ${error.message}`.trim()));
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${ms} ms`)));
-    req.end(body);
-  });
-}

@@ -70,18 +70,28 @@ export async function startService(env: Record<string, string> = {}) {
       expect([200, 429], `GET /v2/users with the demo key: ${read.status} ${read.text.slice(0, 300)}`).toContain(read.status);
     },
 
-    /** Samples RSS every 250 ms and the heap by one scrape at a time until `stop()`; a failed sample is skipped. */
-    watchMemory() {
+    /**
+     * Samples RSS every 250 ms until `stop()`, and with `heapEveryMs` the heap too (one /metrics
+     * scrape at a time: the operator key may have a budget of its own); a failed sample is skipped.
+     */
+    watchMemory(heapEveryMs?: number) {
       const seen = { maxRss: 0, maxHeap: 0, rssSamples: 0, heapSamples: 0 };
       let watching = true;
       const loop = async (every: number, sample: () => Promise<void>) => {
         while (watching && !proc.exit()) { await sample().catch(() => {}); await sleep(every); }
       };
-      const loops = [
-        loop(250, async () => { seen.maxRss = Math.max(seen.maxRss, rss()); seen.rssSamples++; }),
-        loop(250, async () => { seen.maxHeap = Math.max(seen.maxHeap, await heapUsed()); seen.heapSamples++; }),
-      ];
+      const loops = [loop(250, async () => { seen.maxRss = Math.max(seen.maxRss, rss()); seen.rssSamples++; })];
+      if (heapEveryMs) loops.push(loop(heapEveryMs, async () => { seen.maxHeap = Math.max(seen.maxHeap, await heapUsed()); seen.heapSamples++; }));
       return { seen, async stop() { watching = false; await Promise.all(loops); return seen; } };
+    },
+
+    /** POSTs a document upload; a 429 (the per-key cap on concurrent uploads) is retried after its Retry-After. */
+    async upload(input: Record<string, unknown>) {
+      for (let attempt = 1; ; attempt++) {
+        const answer = await call("POST", UPLOAD_PATH, { body: input, ms: 90_000 });
+        if (answer.status !== 429 || attempt === 5) return answer;
+        await sleep(Math.min(Number(answer.headers.get("retry-after") ?? 1), 3) * 1000);
+      }
     },
 
     /** A new user of the demo client (or of `key`'s); its id. */
@@ -116,3 +126,4 @@ export function useService(env: Record<string, string> = {}) {
 }
 
 export const MiB = 2 ** 20;
+export const UPLOAD_PATH = "/v2/users/authentications/documents";
