@@ -82,7 +82,7 @@ export async function launch(env: Record<string, string>) {
   async function guard<T>(what: string, work: Promise<T>, ms: number): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no result within ${ms} ms`)), ms); });
-    const died = exited.then((e): never => { throw new Error(`the process ended (${e.signal ?? e.code})`); });
+    const died = exited.then((): never => { throw new Error("the process exited first"); });
     try {
       return await Promise.race([work, late, died]);
     } catch (error) {
