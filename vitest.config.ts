@@ -5,8 +5,8 @@ export default defineConfig({
   resolve: { alias: { graphql: "graphql/index.js" } },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // the fault suite stops and restarts its own services: `npm run test:faults`
-    exclude: ["**/node_modules/**", "test/faults/**"],
+    // the fault suite stops and restarts its own services: `npm run test:faults`; the hostile-load suite: `npm run test:hostile`
+    exclude: ["**/node_modules/**", "test/faults/**", "test/hostile/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
