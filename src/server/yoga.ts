@@ -8,13 +8,12 @@ import { createYoga, isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { releaseRequestCaches, requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
-import { errorResponse } from "../rest/problem.js";
-import { readBytes } from "../rest/request-body.js";
-import { matchRoute, type CompiledRoute } from "../rest/routes.js";
+import { type CompiledRoute } from "../rest/routes.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import type { LegacyPolicy } from "../rest/deprecation.js";
 import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
+import { useBodyLimit } from "./plugins/use-body-limit.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useInputGuard } from "./plugins/use-input-guard.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
@@ -22,7 +21,7 @@ import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
 import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
-import { isGraphQLPath, stateOf } from "./request-state.js";
+import { stateOf } from "./request-state.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 import { API_VERSION } from "../rest/openapi.js";
 
@@ -47,14 +46,14 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
+    // before any plugin can read a body: each reader after it gets at most the limit
+    useBodyLimit(config.maxBodyBytes, table),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
     useApiDocs(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
-    // a body too large is refused before anything reads it
-    useBodyLimit(config.maxBodyBytes, table),
     useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit(rateLimiter),
@@ -162,41 +161,6 @@ const apiIndex = (config: Config) => ({
   name: "Onboarding Gateway", version: API_VERSION,
   links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
 });
-
-/** MAX_BODY_BYTES, or more where a route allows it (uploads); a GraphQL multipart upload as much as the largest route. */
-function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
-  const uploadBytes = Math.max(maxBytes, ...table.map((r) => r.maxBodyBytes ?? 0));
-  const limitOf = (request: Request, url: URL) => {
-    if (isGraphQLPath(url.pathname)) return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "") ? uploadBytes : maxBytes;
-    // a path that does not decode gets the default limit here; the shim answers it 400
-    const match = (() => { try { return matchRoute(table, request.method, url.pathname); } catch { return null; } })();
-    return match && "route" in match ? Math.max(maxBytes, match.route.maxBodyBytes ?? 0) : maxBytes;
-  };
-  const tooLarge = (request: Request, limit: number) =>
-    errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${limit} bytes.` }, stateOf(request).requestId, { connection: "close" });
-  return {
-    onRequest({ request, url, endResponse }) {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length <= maxBytes) return;
-      const limit = limitOf(request, url);
-      if (length > limit) endResponse(tooLarge(request, limit));
-    },
-    // a GraphQL body with no length (chunked) is read up to the limit before yoga's parser sees it
-    // (REST routes read theirs with the same reader, rest/request-body.ts)
-    onRequestParse({ request, url, requestParser, setRequestParser, fetchAPI }) {
-      if (!requestParser || !request.body || request.headers.get("content-length") !== null) return;
-      const limit = limitOf(request, url);
-      setRequestParser(async (unread) => {
-        let body: Buffer;
-        try { body = await readBytes(unread.body!, limit); } catch (error) {
-          if ((error as { code?: string }).code === "PAYLOAD_TOO_LARGE") return tooLarge(unread, limit);
-          throw error;
-        }
-        return requestParser(new fetchAPI.Request(unread.url, { method: unread.method, headers: unread.headers, body: body as unknown as BodyInit }));
-      });
-    },
-  };
-}
 
 /**
  * A query's or mutation's Pothos caches let go of once its result is made, a streamed result's at

@@ -11,6 +11,7 @@ import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import { sha256 } from "../../lib/crypto.js";
 import { errorResponse, type Problem } from "../../rest/problem.js";
 import { stateOf } from "../request-state.js";
+import { bodyText } from "./use-body-limit.js";
 
 const OPERATOR_TENANT = "00000000-0000-0000-0000-000000000000";
 const TTL_MS = 24 * 3600 * 1000;
@@ -30,7 +31,9 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
       if (request.method !== "POST" || !key || !principal) return;
       if (key.length > 255) return endResponse(fail(request, { code: "VALIDATION_FAILED", detail: "Idempotency-Key must be at most 255 characters." }));
       const clientId = principal.clientId ?? OPERATOR_TENANT;
-      const requestHash = sha256(`${request.method} ${url.pathname}${url.search}\n${await request.clone().text()}`);
+      const body = await bodyText(request);
+      if (typeof body !== "string") return endResponse(body);
+      const requestHash = sha256(`${request.method} ${url.pathname}${url.search}\n${body}`);
       let existing;
       try { existing = await claim(db, clientId, key, requestHash); } catch (error) {
         if (!isOutage(error)) throw error;

@@ -1,0 +1,123 @@
+/**
+ * The HTTP edge under hostile requests, over a real socket where it matters: bodies counted as they
+ * arrive, authentication of GraphiQL's path, CSRF, security headers, CORS, idempotency of queries
+ * and its purge, and the rate limits of the operator key and of refused keys.
+ */
+import { once } from "node:events";
+import { request, type IncomingHttpHeaders } from "node:http";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const MiB = 1024 * 1024;
+
+type Answer = { status: number; headers: IncomingHttpHeaders; body: any; sent: number };
+
+/**
+ * A POST whose body (`total` bytes after `prefix`) is streamed in 64 KiB chunks with no length
+ * (Transfer-Encoding: chunked), until the server answers; `peak` is the most this process's
+ * memory (heap and buffers) grew meanwhile, the server's included (it runs in this process).
+ */
+async function streamPost(port: number, path: string, headers: Record<string, string>, total: number, prefix = "") {
+  gc();
+  const base = memory();
+  let peak = 0;
+  const sampler = setInterval(() => { peak = Math.max(peak, memory() - base); }, 5);
+  const req = request({ host: "127.0.0.1", port, path, method: "POST", headers });
+  let answered = false;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.on("response", (res) => {
+      answered = true;
+      let text = "";
+      res.on("data", (c) => { text += c; });
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, sent }));
+      res.on("error", reject);
+    });
+    // once answered, the server closes the connection under the unsent rest: EPIPE or a reset is expected then
+    req.on("error", (error) => { if (!answered) reject(error); });
+  });
+  let sent = 0;
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  if (prefix) { req.write(prefix); sent += prefix.length; }
+  while (!answered && !req.destroyed && sent < total) {
+    sent += chunk.length;
+    if (!req.write(chunk)) await Promise.race([once(req, "drain"), once(req, "close"), answer.catch(() => {})]);
+  }
+  if (!answered && !req.destroyed) req.end();
+  const result = await answer;
+  req.destroy();
+  clearInterval(sampler);
+  peak = Math.max(peak, memory() - base);
+  return { ...result, peak };
+}
+
+const memory = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+
+async function get(port: number, path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+describe("bodies are counted as they arrive, on every path, before any plugin reads them", () => {
+  let t: TestApp;
+  let port: number;
+  let key: string;
+  let noScopes: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { GRAPHIQL: "1", REDIS_URL: "" });
+    port = await t.app.start(0, "127.0.0.1");
+    key = (await t.createClient("Bodies")).key;
+    noScopes = (await t.createClient("No scopes", [])).key;
+  });
+  afterAll(() => t?.stop());
+
+  const cases: [string, string, () => Record<string, string>, string][] = [
+    ["/graphql without a key, while GraphiQL is on (the introspection check reads it)", "/graphql", () => ({ "content-type": "application/json" }), '{"query":"{ __typename }","pad":"'],
+    ["a REST POST with an Idempotency-Key, by a key with no scopes (the idempotency hash reads it)", "/v2/users", () => ({ "content-type": "application/json", authorization: `Bearer ${noScopes}`, "idempotency-key": "k-1" }), '{"first_name":"'],
+    ["a REST POST (the route reads it)", "/v2/users", () => ({ "content-type": "application/json", authorization: `Bearer ${key}` }), '{"first_name":"'],
+    ["a GraphQL POST with a key (yoga's parser reads it)", "/graphql", () => ({ "content-type": "application/json", authorization: `Bearer ${key}` }), '{"query":"{ __typename }","pad":"'],
+  ];
+
+  it.each(cases)("answers 413 to 20 MiB sent chunked to %s, without holding it, and stays up", async (_, path, headers, prefix) => {
+    const started = Date.now();
+    const res = await streamPost(port, path, headers(), 20 * MiB, prefix);
+    expect(res.status).toBe(413);
+    expect(res.body.code ?? res.body.errors?.[0]?.extensions?.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(res.headers.connection).toBe("close");
+    expect(res.sent).toBeLessThan(20 * MiB); // answered before the body was all sent
+    expect(res.peak).toBeLessThan(10 * MiB);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await get(port, "/healthz")).status).toBe(200);
+  });
+
+  it("answers 413 to a chunked GraphQL multipart body past the upload allowance, and stays up", async () => {
+    const boundary = "b0undary";
+    const res = await streamPost(port, "/graphql", { "content-type": `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${key}`, "x-graphql-yoga-csrf": "1" }, 40 * MiB,
+      `--${boundary}\r\ncontent-disposition: form-data; name="operations"\r\n\r\n{"query":"{ __typename }"}\r\n--${boundary}\r\ncontent-disposition: form-data; name="0"; filename="a.pdf"\r\ncontent-type: application/pdf\r\n\r\n`);
+    expect(res.status).toBe(413);
+    expect(res.body.errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(res.headers.connection).toBe("close");
+    expect((await get(port, "/healthz")).status).toBe(200);
+  });
+
+  it("still reads a chunked body within the limit", async () => {
+    const res = await streamPost(port, "/graphql", { "content-type": "application/json", authorization: `Bearer ${key}` }, 0, JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }));
+    expect(res.status).toBe(200);
+    expect(res.body.data.users.totalCount).toEqual(expect.any(Number));
+  });
+});
+
+describe("GET /graphql with Accept: text/html", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp("pglite", { GRAPHIQL: "0", REDIS_URL: "" }); });
+  afterAll(() => t?.stop());
+
+  it("needs a key when GraphiQL is off (production): no page answers it, so it is an API call", async () => {
+    const res = await t.app.fetch("/graphql?query={users{totalCount}}", { headers: { accept: "text/html" } });
+    expect(res.status).toBe(401);
+    expect((await res.json()).errors[0].extensions.code).toBe("UNAUTHENTICATED");
+  });
+});
