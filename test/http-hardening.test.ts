@@ -121,3 +121,41 @@ describe("GET /graphql with Accept: text/html", () => {
     expect((await res.json()).errors[0].extensions.code).toBe("UNAUTHENTICATED");
   });
 });
+
+describe("what /graphql reads", () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { REDIS_URL: "" });
+    key = (await t.createClient("Forms")).key;
+  });
+  afterAll(() => t?.stop());
+  const basic = () => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
+  const post = (body: string | FormData, headers: Record<string, string>) => t.app.fetch("/graphql", { method: "POST", headers: { authorization: basic(), ...headers }, body });
+
+  it("answers a text/plain body 415 with a GraphQL error, not an empty body", async () => {
+    const res = await post(JSON.stringify({ query: "{ __typename }" }), { "content-type": "text/plain" });
+    expect(res.status).toBe(415);
+    expect((await res.json()).errors[0].extensions.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("refuses a form or multipart POST (no CORS preflight: a cross-site page could send it with the browser's Basic login) without the CSRF header, and runs nothing", async () => {
+    const email = `csrf-${Date.now()}@example.com`;
+    const mutation = `mutation { createUser(input: { firstName: "C", lastName: "S", email: "${email}" }) { id } }`;
+    const form = new URLSearchParams({ query: mutation }).toString();
+    const refused = await post(form, { "content-type": "application/x-www-form-urlencoded" });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).errors[0].extensions.code).toBe("PREFLIGHT_REQUIRED");
+    const multipart = new FormData();
+    multipart.set("operations", JSON.stringify({ query: mutation }));
+    const refusedMultipart = await post(multipart, {});
+    expect(refusedMultipart.status).toBe(403);
+    expect(await t.db.user.count({ where: { email } })).toBe(0);
+
+    const allowed = await post(new URLSearchParams({ query: "{ users(first: 1) { totalCount } }" }).toString(), { "content-type": "application/x-www-form-urlencoded", "x-graphql-yoga-csrf": "1" });
+    expect(allowed.status).toBe(200);
+    expect((await allowed.json()).data.users.totalCount).toEqual(expect.any(Number));
+    // JSON needs a preflight already: no header asked
+    expect((await post(JSON.stringify({ query: "{ __typename }" }), { "content-type": "application/json" })).status).toBe(200);
+  });
+});

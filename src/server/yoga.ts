@@ -14,6 +14,7 @@ import type { LegacyPolicy } from "../rest/deprecation.js";
 import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useBodyLimit } from "./plugins/use-body-limit.js";
+import { useGraphQLContentType } from "./plugins/use-graphql-content-type.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useInputGuard } from "./plugins/use-input-guard.js";
 import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
@@ -57,6 +58,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit(rateLimiter),
+    // a body /graphql does not read, or a cross-site form, is refused before idempotency claims its key
+    useGraphQLContentType(),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
