@@ -101,7 +101,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated });
   const lanes = config.lanes ? createLanes({
     services, metrics, table, answerRoute, rateLimiter, compiled: createCompiledExecutor(schema, maskError),
-    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes,
+    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy,
   }) : null;
 
   let server: Server | null = null;

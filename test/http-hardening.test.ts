@@ -159,3 +159,101 @@ describe("what /graphql reads", () => {
     expect((await post(JSON.stringify({ query: "{ __typename }" }), { "content-type": "application/json" })).status).toBe(200);
   });
 });
+
+describe("security headers, on yoga's answers and the lanes' alike", () => {
+  let t: TestApp;
+  let port: number;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { GRAPHIQL: "1", TRUST_PROXY: "1", REDIS_URL: "" });
+    port = await t.app.start(0, "127.0.0.1");
+    key = (await t.createClient("Headers")).key;
+  });
+  afterAll(() => t?.stop());
+  const auth = () => ({ authorization: `Bearer ${key}` });
+
+  const expectApiHeaders = (headers: Headers, what: string) => {
+    expect(headers.get("x-content-type-options"), what).toBe("nosniff");
+    expect(headers.get("x-frame-options"), what).toBe("DENY");
+    expect(headers.get("referrer-policy"), what).toBe("no-referrer");
+    expect(headers.get("content-security-policy"), what).toBe("default-src 'none'; frame-ancestors 'none'");
+  };
+
+  it("keeps every API answer out of caches and frames: yoga's (REST, GraphQL, a refusal) and the lanes'", async () => {
+    const lanes = async () => ((await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get())?.values ?? []).reduce((n, v) => n + v.value, 0);
+    const before = await lanes();
+    const created = await t.app.fetch("/v2/users", { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ first_name: "H", last_name: "S", email: `h-${Date.now()}@example.com` }) });
+    const answers: [string, Response][] = [
+      ["yoga REST", created],
+      ["yoga GraphQL", await t.app.fetch("/graphql", { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })],
+      ["yoga 401", await t.app.fetch("/v2/users")],
+      ["REST lane", await fetch(`http://127.0.0.1:${port}/v2/users`, { headers: auth() })],
+      ["GraphQL lane", await fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })],
+    ];
+    expect(await lanes() - before).toBe(2); // the last two were the lanes'
+    for (const [what, res] of answers) {
+      expect(res.status, what).toBeLessThan(500);
+      expectApiHeaders(res.headers, what);
+      expect(res.headers.get("cache-control"), what).toBe("no-store");
+      expect(res.headers.get("strict-transport-security"), what).toBeNull(); // plain HTTP, no proxy's word
+    }
+    // an answer that may be cached says so itself: the shared lookups
+    const lookup = await fetch(`http://127.0.0.1:${port}/payouts/remittances/utilities/currencies?search=peso`, { headers: auth() });
+    expect(lookup.headers.get("cache-control")).not.toBe("no-store");
+    expectApiHeaders(lookup.headers, "lookup");
+  });
+
+  it("sends HSTS when a trusted proxy says the request came over TLS, on yoga and the lanes", async () => {
+    for (const path of ["/v2/users", "/v2/nowhere"]) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { ...auth(), "x-forwarded-proto": "https", "x-forwarded-for": "203.0.113.9" } });
+      expect(res.headers.get("strict-transport-security"), path).toBe("max-age=31536000");
+    }
+  });
+
+  it("gives GraphiQL and /docs a policy that allows what they load, and nothing inline but GraphiQL's own scripts", async () => {
+    const page = await t.app.fetch("/graphql", { headers: { accept: "text/html" } });
+    const html = await page.text();
+    const policy = page.headers.get("content-security-policy")!;
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    const { createHash } = await import("node:crypto");
+    for (const script of scripts) expect(policy).toContain(`'sha256-${createHash("sha256").update(script).digest("base64")}'`);
+    expect(policy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(policy).toMatch(/worker-src 'self' blob:/);
+    expect(policy).toMatch(/frame-ancestors 'none'/);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    const docs = await t.app.fetch("/docs");
+    expect(docs.headers.get("content-security-policy")).toMatch(/^default-src 'self'; script-src 'self';/);
+    expect(docs.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(await docs.text()).not.toMatch(/<script>[^<]/); // its scripts are files, so none inline
+  });
+});
+
+describe("CORS", () => {
+  const preflight = (t: TestApp, origin: string) => t.app.fetch("/graphql", { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+
+  it("answers only the origins CORS_ORIGINS names, never null, and never with credentials", async () => {
+    const t = await startTestApp("pglite", { CORS_ORIGINS: "https://app.example.com,http://localhost:3000", REDIS_URL: "" });
+    try {
+      for (const origin of ["https://app.example.com", "http://localhost:3000"]) {
+        const res = await preflight(t, origin);
+        expect(res.headers.get("access-control-allow-origin"), origin).toBe(origin);
+        expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+      }
+      for (const origin of ["https://evil.example", "null", "https://app.example.com.evil.example"])
+        expect((await preflight(t, origin)).headers.get("access-control-allow-origin"), origin).toBeNull();
+    } finally { await t.stop(); }
+  });
+
+  it("answers any origin but null in development, and none in production unless named", async () => {
+    const dev = await startTestApp("pglite", { REDIS_URL: "" });
+    try {
+      expect((await preflight(dev, "https://anything.example")).headers.get("access-control-allow-origin")).toBe("https://anything.example");
+      expect((await preflight(dev, "null")).headers.get("access-control-allow-origin")).toBeNull();
+    } finally { await dev.stop(); }
+    const production = await startTestApp("pglite", { NODE_ENV: "production", REDIS_URL: "" });
+    try {
+      expect((await preflight(production, "https://anything.example")).headers.get("access-control-allow-origin")).toBeNull();
+    } finally { await production.stop(); }
+  });
+});

@@ -1,6 +1,7 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
+import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
@@ -21,8 +22,11 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import { useSecurityHeaders } from "./plugins/use-security-headers.js";
 import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
+import { corsPolicy } from "./cors.js";
 import { stateOf } from "./request-state.js";
+import { pagePolicy } from "./security-headers.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 import { API_VERSION } from "../rest/openapi.js";
 
@@ -47,6 +51,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
+    // every answer, the early ones too (probes, preflights, refusals), carries them
+    useSecurityHeaders(config.trustProxy),
     // before any plugin can read a body: each reader after it gets at most the limit
     useBodyLimit(config.maxBodyBytes, table),
     // probes and the API description answer before authentication: load balancers hold no key
@@ -85,9 +91,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // the page is served by useGraphiQLPage (compressed); introspection follows config.graphiql
     graphiql: false,
     landingPage: false,
-    // browser apps may call from any origin with their key in a header; never with ambient
-    // credentials (cookies, a browser-remembered Basic login), so a third-party page cannot ride them
-    cors: { credentials: false },
+    // browser apps call from the origins CORS_ORIGINS names, with their key in a header (cors.ts)
+    cors: corsPolicy(config.corsOrigins),
     logging: false,
     maskedErrors: { maskError },
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly
@@ -119,7 +124,12 @@ function useGraphiQLPage(endpoint: string): Plugin {
   } as const;
   // the page's bundle (9 MB of script, ~40 MB of RSS once loaded) is imported on the first visit, not at start
   let html: Promise<Uint8Array<ArrayBuffer>> | null = null;
-  const page = () => (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => new Uint8Array(Buffer.from(renderGraphiQL(options)))));
+  let policy = "";
+  const page = () => (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => {
+    const text = renderGraphiQL(options);
+    policy = graphiqlPolicy(text);
+    return new Uint8Array(Buffer.from(text));
+  }));
   const encoded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const encode = (encoding: "br" | "gzip") => {
     let body = encoded.get(encoding);
@@ -136,11 +146,21 @@ function useGraphiQLPage(endpoint: string): Plugin {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== endpoint || request.method !== "GET" || !(request.headers.get("accept") ?? "").includes("text/html")) return;
       const encoding = preferredEncoding(request.headers.get("accept-encoding"));
-      const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache" };
-      if (!encoding) return endResponse(new Response(await page(), { headers }));
+      const source = await page();
+      const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache", "content-security-policy": policy };
+      if (!encoding) return endResponse(new Response(source, { headers }));
       endResponse(new Response(await encode(encoding), { headers: { ...{}, ...headers, "content-encoding": encoding } }));
     },
   };
+}
+
+/**
+ * GraphiQL's page runs its two inline scripts (allowed by their hashes, nothing else inline), Monaco's
+ * editor workers from blob: URLs, inline styles and data: fonts; it talks to this origin only.
+ */
+function graphiqlPolicy(html: string) {
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
+  return pagePolicy(`script-src 'self' ${scripts.join(" ")}; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'`);
 }
 
 /** br before gzip when both are accepted; `q=0` refuses. */
