@@ -93,7 +93,9 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
-  const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, redis: redis?.client ?? null });
+  const rateLimiter = createRateLimiter({
+    limit: config.rateLimitPerMinute, operatorLimit: config.operatorRateLimitPerMinute, refusedLimit: config.unauthenticatedRateLimitPerMinute, redis: redis?.client ?? null,
+  });
   const legacy = { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy };
   const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
   const maskError = createMaskError(services.logger);

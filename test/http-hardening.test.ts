@@ -8,7 +8,7 @@ import { request, type IncomingHttpHeaders } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { ADMIN_KEY as ADMIN, startTestApp, type TestApp } from "./helpers/app.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -255,5 +255,60 @@ describe("CORS", () => {
     try {
       expect((await preflight(production, "https://anything.example")).headers.get("access-control-allow-origin")).toBeNull();
     } finally { await production.stop(); }
+  });
+});
+
+/** A fixed one-minute window must not turn over in the middle of a test that counts to its limit. */
+async function freshWindow() {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+describe("rate limits of the operator key and of refused keys, on yoga and the lanes", () => {
+  let t: TestApp;
+  let port: number;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { OPERATOR_RATE_LIMIT_PER_MINUTE: "4", UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "1", REDIS_URL: "" });
+    port = await t.app.start(0, "127.0.0.1");
+    key = (await t.createClient("Limits")).key; // the operator's first request
+  });
+  afterAll(() => t?.stop());
+  const send = (path: string, headers: Record<string, string>, method = "GET", body?: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body });
+
+  it("counts the operator key in a budget of its own, whichever way its requests come", async () => {
+    await freshWindow();
+    const before = await t.app.fetch("/payouts/remittances/utilities/currencies", { headers: { authorization: `Bearer ${ADMIN}` } });
+    const remaining = Number(before.headers.get("ratelimit-remaining"));
+    expect(before.headers.get("ratelimit-limit")).toBe("4");
+    const statuses: number[] = [];
+    for (let i = 0; i < remaining; i++) statuses.push((await send("/payouts/remittances/utilities/currencies", { authorization: `Bearer ${ADMIN}` })).status); // the GET lane
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const over = await t.app.fetch("/admin/clients", { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "One too many", mode: "SANDBOX" }) });
+    expect(over.status).toBe(429);
+    expect(over.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect((await over.json()).code).toBe("RATE_LIMITED");
+    // a tenant's key has its own budget
+    expect((await send("/v2/users", { authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+
+  it("turns refused keys from one address into 429 past its budget (lane GET, yoga POST and GraphQL alike), without locking out a valid key", async () => {
+    await freshWindow();
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    const attempts = [
+      await send("/v2/users", from("198.51.100.7")), // no key, on the GET lane
+      await send("/v2/users", { ...from("198.51.100.7"), authorization: "Bearer ogk_sandbox_guess" }, "POST", "{}"),
+      await send("/graphql", { ...from("198.51.100.7"), "x-api-key": "ogk_sandbox_guess2" }, "POST", JSON.stringify({ query: "{ users { totalCount } }" })),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([401, 401, 401]);
+    for (const [path, method, body] of [["/v2/users", "GET", undefined], ["/graphql", "POST", JSON.stringify({ query: "{ users { totalCount } }" })]] as const) {
+      const over = await send(path, { ...from("198.51.100.7"), authorization: "Bearer ogk_sandbox_guess3" }, method, body);
+      expect(over.status, path).toBe(429);
+      expect(over.headers.get("retry-after"), path).toMatch(/^\d+$/);
+    }
+    // another address has its own budget; a valid key from the refused one still works
+    expect((await send("/v2/users", from("198.51.100.8"))).status).toBe(401);
+    expect((await send("/v2/users", { ...from("198.51.100.7"), authorization: `Bearer ${key}` })).status).toBe(200);
   });
 });

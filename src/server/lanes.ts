@@ -82,8 +82,10 @@ export function createLanes(deps: LaneDeps) {
     try {
       const who = await identify(services.auth, headers);
       const limited = "principal" in who ? await rateLimiter(who.principal) : null;
-      if (!("principal" in who)) reply = problemReply(who.problem, requestId, who.headers);
-      else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
+      if (!("principal" in who)) {
+        const refusal = await rateLimiter.refused(peer.address, who);
+        reply = problemReply(refusal.problem, requestId, refusal.headers);
+      } else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
       else {
         limitHeaders = limited?.headers ?? {};
         const principal = who.principal;

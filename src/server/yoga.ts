@@ -61,7 +61,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     usePublicDocument("/", apiIndex(config)),
     useApiDocs(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
-    useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
+    useAuthentication({ auth: services.auth, limiter: rateLimiter, trustProxy: config.trustProxy, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit(rateLimiter),
     // a body /graphql does not read, or a cross-site form, is refused before idempotency claims its key

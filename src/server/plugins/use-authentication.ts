@@ -12,7 +12,9 @@ import type { Principal } from "../../context.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";
+import { peerOf, socketOf } from "../peer.js";
 import { bodyText } from "./use-body-limit.js";
+import type { RateLimiter } from "./use-rate-limit.js";
 
 const PUBLIC = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json"]);
 
@@ -32,6 +34,10 @@ export function presentedKey(headers: HeaderSource): string | null {
 
 export type AuthenticationOptions = {
   auth: Authenticator;
+  /** counts refused keys per client address (the lanes count into the same budget) */
+  limiter: RateLimiter;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client address (peer.ts) */
+  trustProxy: number;
   /** introspection-only operations need no key (GraphiQL's schema fetch) @default false */
   publicIntrospection?: boolean;
 };
@@ -54,9 +60,9 @@ export async function identify(auth: Authenticator, headers: HeaderSource): Prom
   };
 }
 
-export function useAuthentication({ auth, publicIntrospection = false }: AuthenticationOptions): Plugin {
+export function useAuthentication({ auth, limiter, trustProxy, publicIntrospection = false }: AuthenticationOptions): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, serverContext, endResponse }) {
       if (PUBLIC.has(url.pathname)) return;
       const graphql = isGraphQLPath(url.pathname);
       const who = await identify(auth, request.headers);
@@ -67,7 +73,8 @@ export function useAuthentication({ auth, publicIntrospection = false }: Authent
         if (typeof body !== "string") return endResponse(body);
         if (isIntrospectionOnly(operationParams(request, url, body))) return;
       }
-      endResponse(errorResponse(request, who.problem, stateOf(request).requestId, who.headers));
+      const refusal = await limiter.refused(peerOf(request.headers, socketOf(serverContext), trustProxy).address, who);
+      endResponse(errorResponse(request, refusal.problem, stateOf(request).requestId, refusal.headers));
     },
   };
 }
