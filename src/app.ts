@@ -28,6 +28,7 @@ import { createValidatedDocuments } from "./server/plugins/use-validated-documen
 import { createCompiledExecutor } from "./graphql/compiled.js";
 import { createMaskError } from "./graphql/mask-error.js";
 import { createRateLimiter } from "./server/plugins/use-rate-limit.js";
+import { defineIdempotencyPurge } from "./server/plugins/use-idempotency.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
@@ -81,6 +82,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
   await defineCheckRunner({ db: database.prisma, logger, events, jobs, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...{}, ...services, dataDir: config.dataDir }) });
   await definePeriodicChecks({ db: database.prisma, logger, events, jobs }, config.periodicChecksCron);
+  await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   const demo = await bootstrapDemo(config, database, services);

@@ -312,3 +312,52 @@ describe("rate limits of the operator key and of refused keys, on yoga and the l
     expect((await send("/v2/users", { ...from("198.51.100.7"), authorization: `Bearer ${key}` })).status).toBe(200);
   });
 });
+
+describe("idempotency keys", () => {
+  let t: TestApp;
+  let key: string;
+  let clientId: string;
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { REDIS_URL: "" });
+    ({ key, clientId } = await t.createClient("Idempotent"));
+  });
+  afterAll(() => t?.stop());
+  const post = (body: BodyInit, headers: Record<string, string>) => t.app.fetch("/graphql", { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body });
+  const newUser = (email: string) => `mutation { createUser(input: { firstName: "I", lastName: "K", email: "${email}" }) { id } }`;
+
+  it("runs a GraphQL query posted with a key afresh each time, and stores nothing for it", async () => {
+    const query = JSON.stringify({ query: "{ users { totalCount } }" });
+    const first = await post(query, { "content-type": "application/json", "idempotency-key": "q-1" });
+    const before = (await first.json()).data.users.totalCount;
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "New", last_name: "One", email: `q-${Date.now()}@example.com` } });
+    const second = await post(query, { "content-type": "application/json", "idempotency-key": "q-1" });
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    expect((await second.json()).data.users.totalCount).toBe(before + 1);
+    expect(await t.db.idempotencyKey.count({ where: { clientId, key: "q-1" } })).toBe(0);
+  });
+
+  it("still replays a mutation, JSON or multipart", async () => {
+    const json = JSON.stringify({ query: newUser(`m-${Date.now()}@example.com`) });
+    const first = await post(json, { "content-type": "application/json", "idempotency-key": "m-1" });
+    const again = await post(json, { "content-type": "application/json", "idempotency-key": "m-1" });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await again.json()).data.createUser.id).toBe((await first.json()).data.createUser.id);
+    // the same bytes twice (a FormData would pick a new boundary each time: another body)
+    const form = `--b\r\ncontent-disposition: form-data; name="operations"\r\n\r\n${JSON.stringify({ query: newUser("multipart@example.com") })}\r\n--b--\r\n`;
+    const headers = { "content-type": "multipart/form-data; boundary=b", "x-graphql-yoga-csrf": "1", "idempotency-key": "m-2" };
+    const one = await post(form, headers);
+    const two = await post(form, headers);
+    expect(one.status).toBe(200);
+    expect(two.headers.get("idempotent-replayed")).toBe("true");
+    expect(await t.db.user.count({ where: { email: "multipart@example.com" } })).toBe(1);
+  });
+
+  it("purges expired keys in bounded batches, and keeps the live ones", async () => {
+    const { purgeExpiredIdempotencyKeys } = await import("../src/server/plugins/use-idempotency.js");
+    const now = new Date();
+    const row = (k: string, expiresAt: Date) => ({ clientId, key: k, requestHash: "h", expiresAt });
+    await t.db.idempotencyKey.createMany({ data: [row("old-1", new Date(now.getTime() - 1000)), row("old-2", new Date(now.getTime() - 3600_000)), row("old-3", now), row("live", new Date(now.getTime() + 3600_000))] });
+    expect(await purgeExpiredIdempotencyKeys(t.db, now, 2)).toBe(3);
+    expect((await t.db.idempotencyKey.findMany({ where: { clientId, key: { in: ["old-1", "old-2", "old-3", "live"] } } })).map((r) => r.key)).toEqual(["live"]);
+  });
+});
