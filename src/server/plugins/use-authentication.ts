@@ -69,7 +69,8 @@ export function useAuthentication({ auth, limiter, trustProxy, publicIntrospecti
       if ("principal" in who) { stateOf(request).principal = who.principal; return; }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
       if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection) {
-        const body = request.method === "POST" ? await bodyText(request) : "";
+        // a body that never arrives whole (the caller hung up) asks for nothing
+        const body = request.method === "POST" ? await bodyText(request).catch(() => "") : "";
         if (typeof body !== "string") return endResponse(body);
         if (isIntrospectionOnly(operationParams(request, url, body))) return;
       }
