@@ -353,7 +353,8 @@ describe("idempotency keys", () => {
   });
 
   it("purges expired keys in bounded batches, and keeps the live ones", async () => {
-    const { purgeExpiredIdempotencyKeys } = await import("../src/server/plugins/use-idempotency.js");
+    const { IDEMPOTENCY_PURGE_JOB, purgeExpiredIdempotencyKeys } = await import("../src/server/plugins/use-idempotency.js");
+    expect((await t.app.services.jobs.boss.getSchedules()).map((s) => s.name)).toContain(IDEMPOTENCY_PURGE_JOB);
     const now = new Date();
     const row = (k: string, expiresAt: Date) => ({ clientId, key: k, requestHash: "h", expiresAt });
     await t.db.idempotencyKey.createMany({ data: [row("old-1", new Date(now.getTime() - 1000)), row("old-2", new Date(now.getTime() - 3600_000)), row("old-3", now), row("live", new Date(now.getTime() + 3600_000))] });
