@@ -61,7 +61,7 @@ async function measure(title: string, env: NodeJS.ProcessEnv) {
     form.set("operations", JSON.stringify({ query, variables: { input: { userId: info.userId, documentType: "PROOF_OF_ADDRESS", file: { upload: null } } } }));
     form.set("map", JSON.stringify({ 0: ["variables.input.file.upload"] }));
     form.set("0", new File([PDF], "bill.pdf", { type: "application/pdf" }));
-    const res = await fetch(`${url}/graphql`, { method: "POST", headers: auth, body: form });
+    const res = await fetch(`${url}/graphql`, { method: "POST", headers: { ...auth, "x-graphql-yoga-csrf": "1" }, body: form });
     lastId = (await res.clone().json()).data.uploadDocument.id;
     return res;
   });

@@ -29,6 +29,7 @@ import { createValidatedDocuments } from "./server/plugins/use-validated-documen
 import { createCompiledExecutor } from "./graphql/compiled.js";
 import { createMaskError } from "./graphql/mask-error.js";
 import { createRateLimiter } from "./server/plugins/use-rate-limit.js";
+import { defineIdempotencyPurge } from "./server/plugins/use-idempotency.js";
 import { createRedis } from "./lib/redis.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
   await defineCheckRunner({ db: database.prisma, logger, events, jobs, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...{}, ...services, dataDir: config.dataDir }) });
   await definePeriodicChecks({ db: database.prisma, logger, events, jobs }, config.periodicChecksCron);
+  await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   const demo = await bootstrapDemo(config, database, services);
@@ -94,7 +96,9 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
   const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
-  const rateLimiter = createRateLimiter({ limit: config.rateLimitPerMinute, redis: redis?.client ?? null });
+  const rateLimiter = createRateLimiter({
+    limit: config.rateLimitPerMinute, operatorLimit: config.operatorRateLimitPerMinute, refusedLimit: config.unauthenticatedRateLimitPerMinute, redis: redis?.client ?? null,
+  });
   const legacy = { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy };
   const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
   const maskError = createMaskError(services.logger);
@@ -106,7 +110,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated, live });
   const lanes = config.lanes ? createLanes({
     services, metrics, table, answerRoute, rateLimiter, compiled: createCompiledExecutor(schema, maskError),
-    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes,
+    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy,
   }) : null;
 
   let server: Server | null = null;

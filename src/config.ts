@@ -60,6 +60,14 @@ export type Config = {
   jobsMaintenanceSeconds: number;
   /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
   lanes: boolean;
+  /** requests per minute of the operator key (ADMIN_API_KEY), in a budget of its own; 0 turns it off @default 600 */
+  operatorRateLimitPerMinute: number;
+  /** refused authentication attempts (no key, a bad one) per client address per minute, after which a 401 is a 429; 0 turns it off @default 60 */
+  unauthenticatedRateLimitPerMinute: number;
+  /** origins a browser page may call from (CORS); "*" any but `null` @default "*" in development, none in production */
+  corsOrigins: "*" | string[];
+  /** how many proxies in front of this process append to X-Forwarded-For and set X-Forwarded-Proto (TRUST_PROXY); 0: none, the headers are ignored @default 0 */
+  trustProxy: number;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -170,7 +178,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkJobExpireSeconds: intVar(env, "CHECK_JOB_EXPIRE_SECONDS", 60, 10, 3600),
     jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
     lanes: flagVar(env, "LANES", true),
+    operatorRateLimitPerMinute: intVar(env, "OPERATOR_RATE_LIMIT_PER_MINUTE", 600, 0),
+    unauthenticatedRateLimitPerMinute: intVar(env, "UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE", 60, 0),
+    corsOrigins: originsVar(env, "CORS_ORIGINS", production ? [] : "*"),
+    trustProxy: intVar(env, "TRUST_PROXY", 0, 0, 10),
   };
+}
+
+/** CORS_ORIGINS: "*", "none", or comma-separated origins such as "https://app.example.com". */
+function originsVar(env: NodeJS.ProcessEnv, name: string, fallback: "*" | string[]): "*" | string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (raw === "*") return "*";
+  if (raw === "none") return [];
+  const origins = raw.split(",").map((o) => o.trim());
+  for (const origin of origins) {
+    const parsed = (() => { try { return new URL(origin); } catch { return null; } })();
+    if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol))
+      throw new ConfigError(`${name} must be "*", "none" or comma-separated origins such as "https://app.example.com" (scheme, host and port only), got "${origin}"`);
+  }
+  return origins;
 }
 
 /** A five-field cron expression (UTC), or null for "off". */

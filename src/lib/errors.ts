@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   VALIDATION_FAILED: { status: 400, title: "The request is not valid" },
   UNAUTHENTICATED: { status: 401, title: "Authentication required" },
   FORBIDDEN: { status: 403, title: "The API key lacks the scope this operation needs" },
+  PREFLIGHT_REQUIRED: { status: 403, title: "A form or multipart body needs a header that only a preflighted request carries" },
   NOT_FOUND: { status: 404, title: "Not found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
   NOT_ACCEPTABLE: { status: 406, title: "Not acceptable" },

@@ -31,12 +31,16 @@ import { documentKey, type ValidatedDocuments } from "./plugins/use-validated-do
 import { recordRequest, requestIdFrom } from "./plugins/use-request-id.js";
 import { isGraphQLPath, type HeaderSource } from "./request-state.js";
 import { unexpectedProblem } from "./unexpected-error.js";
+import { peerOf } from "./peer.js";
+import { securityHeaders } from "./security-headers.js";
 
 export type LaneDeps = {
   services: Services; metrics: Metrics; table: CompiledRoute[];
   answerRoute: RouteAnswerer; rateLimiter: RateLimiter; compiled: CompiledExecutor;
   /** /graphql lane: texts yoga validated, its fetch API (error results are shaped by yoga's own processor), the body limit */
   validated: ValidatedDocuments; fetchAPI: FetchAPI; maxBodyBytes: number;
+  /** TRUST_PROXY: how many proxies' X-Forwarded-* to believe (peer.ts) */
+  trustProxy: number;
 };
 
 type FetchAPI = Parameters<typeof processRegularResult>[1];
@@ -71,14 +75,17 @@ export function createLanes(deps: LaneDeps) {
     const started = performance.now();
     const headers = nodeHeaders(req);
     const requestId = requestIdFrom(headers.get("x-request-id"));
+    const peer = peerOf(headers, req.socket, deps.trustProxy);
     let route: string | undefined;
     let limitHeaders: Record<string, string> = {};
     let reply: Reply;
     try {
       const who = await identify(services.auth, headers);
       const limited = "principal" in who ? await rateLimiter(who.principal) : null;
-      if (!("principal" in who)) reply = problemReply(who.problem, requestId, who.headers);
-      else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
+      if (!("principal" in who)) {
+        const refusal = await rateLimiter.refused(peer.address, who);
+        reply = problemReply(refusal.problem, requestId, refusal.headers);
+      } else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
       else {
         limitHeaders = limited?.headers ?? {};
         const principal = who.principal;
@@ -92,7 +99,7 @@ export function createLanes(deps: LaneDeps) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
       reply = problemReply(refusal.problem, requestId, refusal.headers);
     }
-    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId });
+    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId }, peer.tls);
     recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
   }
 
@@ -135,7 +142,7 @@ export function createLanes(deps: LaneDeps) {
       reply = graphqlErrorReply(refusal.problem, requestId, refusal.headers);
     }
     metrics.countLane("graphql");
-    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId });
+    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId }, peerOf(headers, req.socket, deps.trustProxy).tls);
     recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId, read: true }); // the lane runs queries only
     return true;
   }
@@ -154,9 +161,9 @@ export function createLanes(deps: LaneDeps) {
   };
 }
 
-/** A reply on node's response, with the length yoga's adapter would send. */
-function write(res: ServerResponse, reply: Reply, extra: Record<string, string>) {
-  const headers: Record<string, string> = { ...{}, ...reply.headers, ...extra };
+/** A reply on node's response, with the length yoga's adapter would send and the security headers yoga's answers carry. */
+function write(res: ServerResponse, reply: Reply, extra: Record<string, string>, tls: boolean) {
+  const headers: Record<string, string> = { ...{}, ...securityHeaders(tls), ...reply.headers, ...extra };
   if (reply.text !== null) headers["content-length"] = String(typeof reply.text === "string" ? Buffer.byteLength(reply.text) : reply.text.byteLength);
   res.writeHead(reply.status, headers);
   res.end(reply.text ?? undefined);
@@ -170,6 +177,7 @@ async function graphqlReply(result: ExecutionResult, accepted: string, fetchAPI:
   return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
 }
 
+/** Only for a body that declared a length within the limit (isLaneQuery): node's parser hands over no more than it declared. */
 function readAll(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -15,3 +15,6 @@ export const isGraphQLPath = (pathname: string) => pathname === "/graphql" || pa
 
 /** What a rule reads of a request's headers: a whatwg Headers (yoga) or node's (the lanes, src/server/lanes.ts). */
 export type HeaderSource = { get(name: string): string | null };
+
+/** A plugin that replaces the request (whatwg-node's setRequest) hands its facts on to the new one. */
+export const carryState = (from: Request, to: Request) => { states.set(to, stateOf(from)); };

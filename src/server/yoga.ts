@@ -1,6 +1,7 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
+import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { GraphQLSchema } from "graphql";
@@ -8,13 +9,13 @@ import { createYoga, isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { releaseRequestCaches, requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
-import { errorResponse } from "../rest/problem.js";
-import { readBytes } from "../rest/request-body.js";
-import { matchRoute, type CompiledRoute } from "../rest/routes.js";
+import { type CompiledRoute } from "../rest/routes.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import type { LegacyPolicy } from "../rest/deprecation.js";
 import { Response } from "./fetch-api.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
+import { useBodyLimit } from "./plugins/use-body-limit.js";
+import { useGraphQLContentType } from "./plugins/use-graphql-content-type.js";
 import { useIdempotency } from "./plugins/use-idempotency.js";
 import { useInputGuard } from "./plugins/use-input-guard.js";
 import { useLiveOperations } from "./plugins/use-live-operations.js";
@@ -23,8 +24,11 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import { useSecurityHeaders } from "./plugins/use-security-headers.js";
 import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
-import { isGraphQLPath, stateOf } from "./request-state.js";
+import { corsPolicy } from "./cors.js";
+import { stateOf } from "./request-state.js";
+import { pagePolicy } from "./security-headers.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 import { API_VERSION } from "../rest/openapi.js";
 
@@ -51,17 +55,21 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
+    // every answer, the early ones too (probes, preflights, refusals), carries them
+    useSecurityHeaders(config.trustProxy),
+    // before any plugin can read a body: each reader after it gets at most the limit
+    useBodyLimit(config.maxBodyBytes, table),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
     useApiDocs(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
-    // a body too large is refused before anything reads it
-    useBodyLimit(config.maxBodyBytes, table),
-    useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
+    useAuthentication({ auth: services.auth, limiter: rateLimiter, trustProxy: config.trustProxy, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit(rateLimiter),
+    // a body /graphql does not read, or a cross-site form, is refused before idempotency claims its key
+    useGraphQLContentType(),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
@@ -89,9 +97,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // the page is served by useGraphiQLPage (compressed); introspection follows config.graphiql
     graphiql: false,
     landingPage: false,
-    // browser apps may call from any origin with their key in a header; never with ambient
-    // credentials (cookies, a browser-remembered Basic login), so a third-party page cannot ride them
-    cors: { credentials: false },
+    // browser apps call from the origins CORS_ORIGINS names, with their key in a header (cors.ts)
+    cors: corsPolicy(config.corsOrigins),
     logging: false,
     maskedErrors: { maskError },
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly
@@ -123,7 +130,12 @@ function useGraphiQLPage(endpoint: string): Plugin {
   } as const;
   // the page's bundle (9 MB of script, ~40 MB of RSS once loaded) is imported on the first visit, not at start
   let html: Promise<Uint8Array<ArrayBuffer>> | null = null;
-  const page = () => (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => new Uint8Array(Buffer.from(renderGraphiQL(options)))));
+  let policy = "";
+  const page = () => (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => {
+    const text = renderGraphiQL(options);
+    policy = graphiqlPolicy(text);
+    return new Uint8Array(Buffer.from(text));
+  }));
   const encoded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const encode = (encoding: "br" | "gzip") => {
     let body = encoded.get(encoding);
@@ -140,11 +152,21 @@ function useGraphiQLPage(endpoint: string): Plugin {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== endpoint || request.method !== "GET" || !(request.headers.get("accept") ?? "").includes("text/html")) return;
       const encoding = preferredEncoding(request.headers.get("accept-encoding"));
-      const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache" };
-      if (!encoding) return endResponse(new Response(await page(), { headers }));
+      const source = await page();
+      const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache", "content-security-policy": policy };
+      if (!encoding) return endResponse(new Response(source, { headers }));
       endResponse(new Response(await encode(encoding), { headers: { ...{}, ...headers, "content-encoding": encoding } }));
     },
   };
+}
+
+/**
+ * GraphiQL's page runs its two inline scripts (allowed by their hashes, nothing else inline), Monaco's
+ * editor workers from blob: URLs, inline styles and data: fonts; it talks to this origin only.
+ */
+function graphiqlPolicy(html: string) {
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
+  return pagePolicy(`script-src 'self' ${scripts.join(" ")}; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'`);
 }
 
 /** br before gzip when both are accepted; `q=0` refuses. */
@@ -168,41 +190,6 @@ const apiIndex = (config: Config) => ({
   name: "Onboarding Gateway", version: API_VERSION,
   links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
 });
-
-/** MAX_BODY_BYTES, or more where a route allows it (uploads); a GraphQL multipart upload as much as the largest route. */
-function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
-  const uploadBytes = Math.max(maxBytes, ...table.map((r) => r.maxBodyBytes ?? 0));
-  const limitOf = (request: Request, url: URL) => {
-    if (isGraphQLPath(url.pathname)) return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "") ? uploadBytes : maxBytes;
-    // a path that does not decode gets the default limit here; the shim answers it 400
-    const match = (() => { try { return matchRoute(table, request.method, url.pathname); } catch { return null; } })();
-    return match && "route" in match ? Math.max(maxBytes, match.route.maxBodyBytes ?? 0) : maxBytes;
-  };
-  const tooLarge = (request: Request, limit: number) =>
-    errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: `The body is larger than ${limit} bytes.` }, stateOf(request).requestId, { connection: "close" });
-  return {
-    onRequest({ request, url, endResponse }) {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length <= maxBytes) return;
-      const limit = limitOf(request, url);
-      if (length > limit) endResponse(tooLarge(request, limit));
-    },
-    // a GraphQL body with no length (chunked) is read up to the limit before yoga's parser sees it
-    // (REST routes read theirs with the same reader, rest/request-body.ts)
-    onRequestParse({ request, url, requestParser, setRequestParser, fetchAPI }) {
-      if (!requestParser || !request.body || request.headers.get("content-length") !== null) return;
-      const limit = limitOf(request, url);
-      setRequestParser(async (unread) => {
-        let body: Buffer;
-        try { body = await readBytes(unread.body!, limit); } catch (error) {
-          if ((error as { code?: string }).code === "PAYLOAD_TOO_LARGE") return tooLarge(unread, limit);
-          throw error;
-        }
-        return requestParser(new fetchAPI.Request(unread.url, { method: unread.method, headers: unread.headers, body: body as unknown as BodyInit }));
-      });
-    },
-  };
-}
 
 /**
  * A query's or mutation's Pothos caches let go of once its result is made, a streamed result's at

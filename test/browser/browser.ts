@@ -23,7 +23,12 @@ export function browserAvailable(): boolean {
   return false;
 }
 
-export type BrowserSession = { browser: Browser; context: BrowserContext; page: Page; screenshot(name: string): Promise<string>; close(): Promise<void> };
+export type BrowserSession = {
+  browser: Browser; context: BrowserContext; page: Page;
+  /** what the page's Content-Security-Policy refused, as Chromium reports it */
+  violations: string[];
+  screenshot(name: string): Promise<string>; close(): Promise<void>;
+};
 
 export async function openBrowser(): Promise<BrowserSession> {
   const profile = await mkdtemp(path.join(tmpdir(), "og-chromium-"));
@@ -31,8 +36,10 @@ export async function openBrowser(): Promise<BrowserSession> {
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true, viewport: { width: 1400, height: 900 } });
   const page = context.pages()[0] ?? await context.newPage();
   await mkdir(RESULTS, { recursive: true });
+  const violations: string[] = [];
+  page.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()); });
   return {
-    browser: context.browser()!, context, page,
+    browser: context.browser()!, context, page, violations,
     async screenshot(name) {
       const file = path.join(RESULTS, `${name}.png`);
       await page.screenshot({ path: file });

@@ -34,5 +34,6 @@ describe.runIf(browserAvailable())("/docs in Chromium", () => {
     await page.locator(".opblock-body", { hasText: "first_name" }).first().waitFor({ timeout: 10_000 });
     await session.screenshot("docs");
     expect(failed).toEqual([]);
+    expect(session.violations).toEqual([]); // its Content-Security-Policy allows all it loads
   }, 90_000);
 });

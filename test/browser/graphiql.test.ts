@@ -97,4 +97,8 @@ describe.runIf(browserAvailable())("GraphiQL in Chromium", () => {
     expect(text).toContain("UNAUTHENTICATED");
     await session.screenshot("graphiql-4-refused-key");
   }, 60_000);
+
+  it("ran all of it within the page's Content-Security-Policy", () => {
+    expect(session.violations).toEqual([]);
+  });
 });

@@ -132,7 +132,7 @@ describe.each(backends.flatMap((backend) => (backend === "pglite" ? [["pglite", 
     beforeAll(async () => {
       process.env.NODE_ENV = mode; // yoga and the masking decide what errors show from this
       // JOBS=0: background checks would add rows (events, audit) while the row counts are compared
-      t = await startTestApp(backend, { MAX_BODY_BYTES: String(MAX_BODY), RATE_LIMIT_PER_MINUTE: "0", NODE_ENV: mode, LOG_LEVEL: "silent", JOBS: "0" });
+      t = await startTestApp(backend, { MAX_BODY_BYTES: String(MAX_BODY), RATE_LIMIT_PER_MINUTE: "0", OPERATOR_RATE_LIMIT_PER_MINUTE: "0", NODE_ENV: mode, LOG_LEVEL: "silent", JOBS: "0" });
       key = (await t.createClient("Fuzz")).key;
       const made = await Promise.all(["a", "b"].map((n) => t.rest("POST", "/v2/users", { key, body: { first_name: n, last_name: "Fuzz", email: `${n}@fuzz.example` } })));
       ids = made.map((r) => r.body.user_id as string);

@@ -60,7 +60,7 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     form.set("operations", JSON.stringify({ query, variables: { input: { ...input, file: { ...(input.file as object), upload: null } } } }));
     form.set("map", JSON.stringify({ 0: ["variables.input.file.upload"] }));
     form.set("0", new File([new Uint8Array(bytes)], name, { type }));
-    const res = await t.app.fetch("/graphql", { method: "POST", headers: { authorization: `Bearer ${k}` }, body: form });
+    const res = await t.app.fetch("/graphql", { method: "POST", headers: { authorization: `Bearer ${k}`, "x-graphql-yoga-csrf": "1" }, body: form });
     return { status: res.status, ...(await res.json()) } as { status: number; data: any; errors?: { message: string; extensions: Record<string, any> }[] };
   }
 

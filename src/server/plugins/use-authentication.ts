@@ -12,6 +12,9 @@ import type { Principal } from "../../context.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";
+import { peerOf, socketOf } from "../peer.js";
+import { bodyText } from "./use-body-limit.js";
+import type { RateLimiter } from "./use-rate-limit.js";
 
 const PUBLIC = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json"]);
 
@@ -31,6 +34,10 @@ export function presentedKey(headers: HeaderSource): string | null {
 
 export type AuthenticationOptions = {
   auth: Authenticator;
+  /** counts refused keys per client address (the lanes count into the same budget) */
+  limiter: RateLimiter;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client address (peer.ts) */
+  trustProxy: number;
   /** introspection-only operations need no key (GraphiQL's schema fetch) @default false */
   publicIntrospection?: boolean;
 };
@@ -53,29 +60,39 @@ export async function identify(auth: Authenticator, headers: HeaderSource): Prom
   };
 }
 
-export function useAuthentication({ auth, publicIntrospection = false }: AuthenticationOptions): Plugin {
+export function useAuthentication({ auth, limiter, trustProxy, publicIntrospection = false }: AuthenticationOptions): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, serverContext, endResponse }) {
       if (PUBLIC.has(url.pathname)) return;
       const graphql = isGraphQLPath(url.pathname);
-      // the GraphiQL page itself is public; the operations it sends are not
-      if (graphql && request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html")) return;
       const who = await identify(auth, request.headers);
       if ("principal" in who) { stateOf(request).principal = who.principal; return; }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
-      if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection && await isIntrospectionOnly(request, url)) return;
-      endResponse(errorResponse(request, who.problem, stateOf(request).requestId, who.headers));
+      if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection) {
+        // a body that never arrives whole (the caller hung up) asks for nothing
+        const body = request.method === "POST" ? await bodyText(request).catch(() => "") : "";
+        if (typeof body !== "string") return endResponse(body);
+        if (isIntrospectionOnly(operationParams(request, url, body))) return;
+      }
+      const refusal = await limiter.refused(peerOf(request.headers, socketOf(serverContext), trustProxy).address, who);
+      endResponse(errorResponse(request, refusal.problem, stateOf(request).requestId, refusal.headers));
     },
   };
 }
 
 const INTROSPECTION_FIELDS = new Set(["__schema", "__type", "__typename"]);
 
+type OperationParams = { query?: unknown; operationName?: unknown } | null;
+
+/** What a GraphQL request asks to run: its URL's parameters (GET) or its JSON body (POST). */
+function operationParams(request: Request, url: URL, body: string): OperationParams {
+  if (request.method === "GET") return { query: url.searchParams.get("query"), operationName: url.searchParams.get("operationName") };
+  if (request.method !== "POST") return null;
+  try { return JSON.parse(body) as OperationParams; } catch { return null; }
+}
+
 /** The operation that would run selects nothing but __schema, __type and __typename at its root. */
-async function isIntrospectionOnly(request: Request, url: URL): Promise<boolean> {
-  const params = request.method === "GET"
-    ? { query: url.searchParams.get("query"), operationName: url.searchParams.get("operationName") }
-    : request.method === "POST" ? await request.clone().json().catch(() => null) as { query?: unknown; operationName?: unknown } | null : null;
+function isIntrospectionOnly(params: OperationParams): boolean {
   if (typeof params?.query !== "string") return false;
   let operations: OperationDefinitionNode[];
   try { operations = parse(params.query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION); } catch { return false; }
