@@ -131,7 +131,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
-      closeWs = attachWebSocket(server, { yoga, services, rateLimiter, live, maxPayload: config.maxBodyBytes, maskError });
+      closeWs = attachWebSocket(server, { yoga, services, rateLimiter, live, maxPayload: config.maxBodyBytes, maskError, trustProxy: config.trustProxy });
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       // the embedded database is this process's alone: the CLI hands its commands to it
       // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR

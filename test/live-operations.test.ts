@@ -276,3 +276,19 @@ describe("introspection and armour over graphql-ws", () => {
     await close();
   });
 });
+
+describe("graphql-ws and refused keys", () => {
+  let guarded: TestApp;
+  beforeAll(async () => { guarded = await startTestApp("pglite", { UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "2" }); });
+  afterAll(() => guarded?.stop());
+
+  it("counts a refused key against its address as HTTP does: past the budget the socket closes 4429, and a good key still connects", async () => {
+    const { connect, first, close } = await served(guarded);
+    const codes: number[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await first(connect("ogk_sandbox_not-a-key"), "{ __typename }").outcome).closed!);
+    expect(codes).toEqual([4401, 4401, 4429]);
+    const key = (await guarded.createClient("Good")).key;
+    expect((await first(connect(key), "{ __typename }").outcome).data).toEqual({ __typename: "Query" });
+    await close();
+  });
+});

@@ -29,7 +29,7 @@ import { identify } from "./plugins/use-authentication.js";
 import type { RateLimiter } from "./plugins/use-rate-limit.js";
 import { documentKey, type ValidatedDocuments } from "./plugins/use-validated-documents.js";
 import { recordRequest, requestIdFrom } from "./plugins/use-request-id.js";
-import { isGraphQLPath, type HeaderSource } from "./request-state.js";
+import { isGraphQLPath, nodeHeaders } from "./request-state.js";
 import { unexpectedProblem } from "./unexpected-error.js";
 import { peerOf } from "./peer.js";
 import { securityHeaders } from "./security-headers.js";
@@ -46,14 +46,6 @@ export type LaneDeps = {
 type FetchAPI = Parameters<typeof processRegularResult>[1];
 /** yoga's regular result processor answers these, with this content type (graphql-yoga use-result-processor.ts) */
 const ACCEPTED: Record<string, string> = { "": "application/json", "*/*": "application/json", "application/json": "application/json", "application/graphql-response+json": "application/graphql-response+json" };
-
-/** node's headers read as whatwg's: lower-case names, repeated values joined by ", " */
-const nodeHeaders = (req: IncomingMessage): HeaderSource => ({
-  get(name) {
-    const value = req.headers[name];
-    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-  },
-});
 
 const hasBody = (req: IncomingMessage) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
 

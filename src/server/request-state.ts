@@ -18,3 +18,11 @@ export type HeaderSource = { get(name: string): string | null };
 
 /** A plugin that replaces the request (whatwg-node's setRequest) hands its facts on to the new one. */
 export const carryState = (from: Request, to: Request) => { states.set(to, stateOf(from)); };
+
+/** node's headers read as whatwg's: lower-case names, repeated values joined by ", " */
+export const nodeHeaders = (req: { headers: Record<string, string | string[] | undefined> }): HeaderSource => ({
+  get(name) {
+    const value = req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  },
+});

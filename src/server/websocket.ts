@@ -21,9 +21,10 @@ import type { Principal, RequestContext, Services } from "../context.js";
 import type { Refusal } from "../rest/problem.js";
 import { isSlot, slotRefusalError, type LiveOperations } from "./live-operations.js";
 import { identify, presentedKey } from "./plugins/use-authentication.js";
+import { peerOf } from "./peer.js";
 import type { AdmittedContext } from "./plugins/use-live-operations.js";
 import type { RateLimiter } from "./plugins/use-rate-limit.js";
-import type { HeaderSource } from "./request-state.js";
+import { nodeHeaders, type HeaderSource } from "./request-state.js";
 
 type Connection = { principal: Principal; request: Request; unwatch: () => void };
 type Extra = { socket: WebSocket; connection?: Connection };
@@ -36,9 +37,11 @@ export type WebSocketDeps = {
   maxPayload: number;
   /** yoga's error mask: a refused operation's `error` message reads as the same refusal over HTTP */
   maskError: (error: unknown) => Error;
+  /** TRUST_PROXY: whose address a refused key is counted against (server/peer.ts) */
+  trustProxy: number;
 };
 
-export function attachWebSocket(server: Server, { yoga, services, rateLimiter, live, maxPayload, maskError }: WebSocketDeps) {
+export function attachWebSocket(server: Server, { yoga, services, rateLimiter, live, maxPayload, maskError, trustProxy }: WebSocketDeps) {
   // ws refuses a larger frame as it arrives (close 1009), before anything buffers or parses it
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload });
   useServer<Record<string, unknown> | undefined, Extra>({
@@ -49,7 +52,10 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
       const headers = connectionHeaders(ctx.connectionParams ?? {});
       const who = await identify(services.auth, headers);
       if (!("principal" in who)) {
-        refuseConnection(socket, who, presentedKey(headers) !== null);
+        // a refused key counts against its address as over HTTP: key guessing is as slow on a socket
+        const upgrade = ctx.extra.request;
+        const counted = await rateLimiter.refused(peerOf(nodeHeaders(upgrade), upgrade.socket, trustProxy).address, who);
+        refuseConnection(socket, counted, presentedKey(headers) !== null);
         return false;
       }
       const request = await operationsRequest(yoga);
@@ -105,6 +111,7 @@ function orThrown<T>(phase: () => T): T | GraphQLError[] {
 
 function refuseConnection(socket: WebSocket, { problem }: Refusal, keyPresented: boolean) {
   // the database away: 1013 Try Again Later, which clients retry, not a refusal of the key
+  if (problem.code === "RATE_LIMITED") return socket.close(4429, `Too many requests: ${problem.detail}`.slice(0, 120));
   if (problem.code !== "UNAUTHENTICATED") return socket.close(1013, "Service unavailable: retry shortly");
   socket.close(4401, keyPresented ? "Unauthorized: the API key is not valid or has been revoked" : "Unauthorized: send your API key as connectionParams.authorization");
 }
