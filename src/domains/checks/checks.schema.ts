@@ -99,10 +99,13 @@ builder.mutationField("submitVerification", (t) => t.field({
   resolve: (_root, { input }, ctx) => submitVerification(ctx, String(input.userId)),
 }));
 
+// required by the service, not the input type: the id the input names is looked up first
+const REQUIRED_AFTER_LOOKUP = "Required (checked after the id is looked up: an unknown id is NOT_FOUND whatever else is sent)";
+
 builder.mutationField("createCheck", (t) => t.field({
   type: CheckRun, authScopes: { scope: "users:write" },
   description: "Queue a check of one type on a user now (trigger MANUAL); a queued run of that type is reused",
-  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, required: true }) }) }), required: true }) },
+  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, description: REQUIRED_AFTER_LOOKUP }) }) }), required: true }) },
   resolve: (_root, { input }, ctx) => requestCheck(ctx, String(input.userId), input.type),
 }));
 
@@ -112,7 +115,7 @@ const PostedDecider = builder.enumType("PostedDecider", { values: ["OPERATOR", "
 const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
   fields: (t) => ({
     checkId: t.id({ required: true }),
-    status: t.field({ type: CheckResultStatus, required: true }),
+    status: t.field({ type: CheckResultStatus, description: REQUIRED_AFTER_LOOKUP }),
     decidedBy: t.field({ type: PostedDecider, description: "Who decided: OPERATOR (a person; the default) or PROVIDER (an upstream provider's confirmed decision). Either stands against later automatic runs; a provider's never replaces a person's" }),
     score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
     reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
