@@ -34,6 +34,8 @@ export type Config = {
   smsWebhookUrl?: string;
   /** sender address of OTP email @default "no-reply@localhost" */
   otpFrom: string;
+  /** OTP codes a client may send an hour, every channel and mode together (OTP_SENDS_PER_CLIENT_PER_HOUR) @default 1000 */
+  otpSendsPerClientPerHour: number;
   /** where document bytes live: files under DATA_DIR, or a table @default "database" with DATABASE_URL, else "file" */
   documentStore: "file" | "database";
   /** the v1 (legacy) routes answer; V1_ENABLED=0 → 410 on every v1 path @default true */
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: urlVar(env, "SMTP_URL", ["smtp:", "smtps:"]),
     smsWebhookUrl: urlVar(env, "SMS_WEBHOOK_URL", ["https:", "http:"]),
     otpFrom: emailVar(env, "OTP_FROM", "no-reply@localhost"),
+    otpSendsPerClientPerHour: intVar(env, "OTP_SENDS_PER_CLIENT_PER_HOUR", 1000, 1, 1_000_000),
     documentStore,
     v1Enabled: flagVar(env, "V1_ENABLED", true),
     v1Sunset: dateVar(env, "V1_SUNSET", "2027-06-30"),

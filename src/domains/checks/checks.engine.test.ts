@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { checksForChange, riskOf, statusAfterChecks } from "./checks.rules.js";
+import { runPeriodicChecks } from "./checks.periodic.js";
+import { assessByType, checksForChange, riskAssessmentStatus, riskOf, statusAfterChecks } from "./checks.rules.js";
 
 const COMPLETE_SG = {
   first_name: "Mei", last_name: "Lim", phone_number: "+6591234567", date_of_birth: "1988-03-04", nationality: "SG", country_of_residence: "SG",
@@ -39,6 +40,28 @@ describe("check rules", () => {
     expect(riskOf([run("SANCTIONS_SCREENING", "CONSIDER", 0.88)])).toEqual({ riskScore: 88, riskLevel: "HIGH" });
     expect(riskOf([run("SANCTIONS_SCREENING", "CLEAR", 0.8), run("KYC", "CLEAR")])).toEqual({ riskScore: 0, riskLevel: "LOW" });
     expect(riskOf([run("SANCTIONS_SCREENING", "REJECTED", 0.97)])).toEqual({ riskScore: 100, riskLevel: "HIGH" });
+  });
+  it("keeps a decision by a person or a provider standing: later automatic runs may raise it, never lower it", () => {
+    const run = (status: string, created: number, completed: number | null, decidedBy: string | null = "SYSTEM", score = 0) =>
+      ({ type: "SANCTIONS_SCREENING", status, createdAt: at(created), completedAt: completed === null ? null : at(completed), decidedBy, result: { score } }) as never;
+    const verdict = (...runs: never[]) => assessByType<any>(runs).get("SANCTIONS_SCREENING")!.verdict.status;
+    const rejected = run("REJECTED", 1, 5, "OPERATOR", 1);
+    expect(verdict(run("CLEAR", 1, 2), rejected, run("CLEAR", 6, 7))).toBe("REJECTED"); // a later automatic CLEAR does not lift it
+    expect(verdict(rejected, run("QUEUED", 6, null))).toBe("REJECTED"); // nor does a run still to come
+    expect(verdict(rejected, run("CLEAR", 6, 7), run("CLEAR", 2, 8, "OPERATOR"))).toBe("CLEAR"); // a person's newer decision does
+    expect(verdict(rejected, run("CLEAR", 6, 7, "PROVIDER"))).toBe("REJECTED"); // a provider's does not replace a person's
+    expect(verdict(run("CLEAR", 1, 5, "PROVIDER"), run("CLEAR", 6, 7), run("REJECTED", 8, 9, "PROVIDER"))).toBe("REJECTED"); // a provider's newer one does replace its own
+    const cleared = run("CLEAR", 1, 5, "OPERATOR");
+    expect(verdict(cleared, run("CONSIDER", 6, 7, "SYSTEM", 0.8))).toBe("CONSIDER"); // a later hit raises a standing CLEAR
+    expect(verdict(run("REJECTED", 6, 4), cleared)).toBe("CLEAR"); // a hit the person saw before deciding is superseded
+    expect(verdict(cleared, run("QUEUED", 6, null))).toBe("QUEUED"); // what a run still to come finds may raise it: pending
+    const assessed = [...assessByType<any>([rejected, run("CLEAR", 6, 7)]).values()];
+    expect(riskOf(assessed.flatMap((x) => x.weighed))).toEqual({ riskScore: 100, riskLevel: "HIGH" });
+    expect(riskAssessmentStatus([rejected, run("CLEAR", 6, 7)])).toBe("REJECTED");
+    // a rejection is lifted only by a person's decision
+    const allClear = new Map(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"].map((type) => [type, { type, status: "CLEAR", createdAt: at(0) }])) as never;
+    expect(statusAfterChecks("REJECTED", allClear)).toBeNull();
+    expect(statusAfterChecks("REJECTED", allClear, { byPerson: true })).toEqual({ status: "ACTIVE", kycStatus: "APPROVED" });
   });
   it("asks for the checks a change calls for", () => {
     expect(checksForChange(["lastName"])).toEqual(["KYC", "SANCTIONS_SCREENING"]);
@@ -161,6 +184,74 @@ describe.each(backends)("the check engine on %s", (backend) => {
     await settled(vn, (u) => u.risk_level === "MEDIUM", "MEDIUM");
     await settled(kp, (u) => u.risk_level === "HIGH", "HIGH");
     expect((await user(kp)).status).toBe("PENDING"); // no verification submitted: only risk moves
+  });
+
+  /** The user's sanctions screening run and what posting `status` on it (operator key) answered. */
+  async function decide(userId: string, status: string, extra: Record<string, unknown> = {}, checkId?: string) {
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data;
+    const run = checkId ?? runs.find((r: any) => r.type === "SANCTIONS_SCREENING").check_id;
+    return t.rest("POST", `/v2/checks/${run}/result`, { key: ADMIN_KEY, body: { status, ...extra } });
+  }
+  const screeningDone = (userId: string, checkId: string) => waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === checkId),
+    (r) => r && r.status !== "QUEUED" && r.status !== "RUNNING", "the new screening");
+  const HELD = { status: "SUSPENDED", kyc_status: "REJECTED", risk_level: "HIGH", risk_score: 100, risk_assessment_status: "REJECTED" };
+
+  it("keeps an operator's REJECTED when the client asks for a new screening, which comes back CLEAR", async () => {
+    const userId = await activeUser();
+    const posted = await decide(userId, "REJECTED", { reasons: ["confirmed SDN match"] });
+    expect(posted.status).toBe(200);
+    expect(posted.body).toMatchObject({ status: "REJECTED", decided_by: "OPERATOR" });
+    expect(await user(userId)).toMatchObject(HELD);
+
+    const asked = await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: { type: "SANCTIONS_SCREENING" } });
+    expect(asked.status).toBe(202);
+    expect(await screeningDone(userId, asked.body.check_id)).toMatchObject({ status: "CLEAR", decided_by: "SYSTEM", trigger: "MANUAL" }); // the run records its own result
+    await t.checksSettled();
+    const held = await user(userId);
+    expect(held).toMatchObject(HELD);
+    expect(held.standing_decisions).toEqual([{ check_id: posted.body.check_id, type: "SANCTIONS_SCREENING", status: "REJECTED", decided_by: "OPERATOR", decided_at: expect.any(String) }]);
+    const gql = await t.gql(key, `query($id: ID!) { user(id: $id) { status standingDecisions { checkId decidedBy } checks { id decidedBy } } }`, { id: userId });
+    expect(gql.data.user.standingDecisions).toEqual([{ checkId: posted.body.check_id, decidedBy: "OPERATOR" }]);
+    expect(gql.data.user.checks.find((c: any) => c.id === posted.body.check_id).decidedBy).toBe("OPERATOR");
+
+    // a person changes it: an operator's CLEAR, on the same run, lifts it
+    expect((await decide(userId, "CLEAR", {}, posted.body.check_id)).status).toBe(200);
+    expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED", risk_level: "LOW", risk_assessment_status: "CLEARED" });
+  });
+
+  it("keeps it through the periodic re-screening too, and a provider cannot replace a person's decision", async () => {
+    const userId = await activeUser();
+    const posted = await decide(userId, "REJECTED");
+    // a year on, the user is due for re-screening
+    await t.db.$executeRawUnsafe(`update check_runs set created_at = created_at - interval '400 days' where user_id = $1::uuid`, userId);
+    await runPeriodicChecks(t.app.services);
+    const periodic = await t.db.checkRun.findFirstOrThrow({ where: { userId, trigger: "PERIODIC", type: "SANCTIONS_SCREENING" } });
+    expect(await screeningDone(userId, periodic.id)).toMatchObject({ status: "CLEAR", decided_by: "SYSTEM" });
+    await t.checksSettled();
+    expect(await user(userId)).toMatchObject(HELD);
+
+    const byProvider = await decide(userId, "CLEAR", { decided_by: "PROVIDER" }, posted.body.check_id);
+    expect(byProvider).toMatchObject({ status: 409, body: { code: "CONFLICT" } });
+    expect((await decide(userId, "CLEAR", {}, periodic.id)).status).toBe(200);
+    expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED" });
+    // the newest decision is on the newest run holding one: a decision on an older run is refused, naming it
+    const refused = await decide(userId, "REJECTED", {}, posted.body.check_id);
+    expect(refused).toMatchObject({ status: 409, body: { code: "CONFLICT", detail: expect.stringContaining(periodic.id) } });
+  });
+
+  it("lets a person lift a rejection of a user in review: REJECTED → ACTIVE only once a person cleared every check", async () => {
+    const userId = await completeUser({ nationality: "KP" }); // monitoring: CONSIDER, the user waits in review
+    await t.checksSettled();
+    expect((await t.rest("POST", "/v2/users/verify", { key, body: { user_id: userId } })).status).toBe(202);
+    await t.checksSettled();
+    expect(await user(userId)).toMatchObject({ status: "IN_REVIEW", kyc_status: "NEEDS_REVIEW" });
+    const newest = async (type: "SANCTIONS_SCREENING" | "TRANSACTION_MONITORING") => (await t.db.checkRun.findFirstOrThrow({ where: { userId, type }, orderBy: { createdAt: "desc" } })).id;
+    expect((await decide(userId, "REJECTED", {}, await newest("SANCTIONS_SCREENING"))).status).toBe(200);
+    expect(await user(userId)).toMatchObject({ status: "REJECTED", kyc_status: "REJECTED" });
+    expect((await decide(userId, "CLEAR", {}, await newest("SANCTIONS_SCREENING"))).status).toBe(200);
+    expect(await user(userId)).toMatchObject({ status: "REJECTED", kyc_status: "REJECTED" }); // monitoring still asks for review
+    expect((await decide(userId, "CLEAR", {}, await newest("TRANSACTION_MONITORING"))).status).toBe(200);
+    expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED" });
   });
 
   it("queues a check on request (MANUAL) and reuses a queued one", async () => {

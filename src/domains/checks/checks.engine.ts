@@ -5,7 +5,7 @@
  * go out through the outbox with the change (subscriptions, webhooks).
  */
 import type { CheckRun } from "../../../generated/prisma/client.js";
-import type { CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
+import type { CheckDecider, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import { OPERATOR } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
@@ -17,13 +17,13 @@ import type { EventBus } from "../events/events.pubsub.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import type { CheckSubject, Providers } from "./checks.providers.js";
 import { readUserById } from "../users/users.reads.js";
-import { CHECK_EVENT, latestByType, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
+import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
 
 export const CHECK_RUN_JOB = "checks.run";
 
 const insertRuns = rowInserter<CheckRun>("check_runs", {
   id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", userId: "user_id uuid", type: `type "CheckType"`,
-  trigger: `trigger "CheckTrigger"`, status: `status "CheckStatus"`, result: "result jsonb", startedAt: "started_at timestamp(3)", completedAt: "completed_at timestamp(3)",
+  trigger: `trigger "CheckTrigger"`, status: `status "CheckStatus"`, result: "result jsonb", decidedBy: `decided_by "CheckDecider"`, startedAt: "started_at timestamp(3)", completedAt: "completed_at timestamp(3)",
 });
 
 /**
@@ -37,7 +37,7 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
   if (!types.length) return [];
   const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
   const missing = types.filter((type) => !reused.some((run) => run.type === type));
-  const created: CheckRun[] = missing.map((type) => ({ ...{}, ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, startedAt: null, completedAt: null }));
+  const created: CheckRun[] = missing.map((type) => ({ ...{}, ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
   await insertRuns(write.tx, created);
   // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
   if (created.length) await write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
@@ -46,7 +46,7 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
 
 /** A run as events and webhooks show it (REST names). */
 export const checkView = (run: CheckRun) => ({
-  check_id: run.id, type: run.type, status: run.status, trigger: run.trigger, result: run.result,
+  check_id: run.id, type: run.type, status: run.status, trigger: run.trigger, result: run.result, decided_by: run.decidedBy,
   created_at: run.createdAt.toISOString(), completed_at: run.completedAt?.toISOString() ?? null,
 });
 
@@ -65,8 +65,18 @@ export const userView = (u: UserState) => ({
 export const userStateOf = async (tx: Write["tx"], id: string) => userView(await tx.user.findUniqueOrThrow({ where: { id }, select: USER_STATE }));
 
 /**
- * After runs of one user completed (inside their write): moves the user by the latest runs of each
- * type and raises each run's event, then user.status.updated / user.risk_level.updated for what moved.
+ * The runs a settlement weighs, in one statement: the latest of each type by each decider, which
+ * hold each type's latest run, latest completed run and standing decision (ASSESSED_CHECKS, with
+ * the result for the score); a decision stays in reach however many runs came after it.
+ */
+const ASSESSED_RUNS = `select distinct on (type, decided_by) id::text, type::text, status::text, result, decided_by::text as "decidedBy",
+  created_at as "createdAt", completed_at as "completedAt" from check_runs where user_id = $1::uuid order by type, decided_by, created_at desc`;
+type AssessedRun = Pick<CheckRun, "id" | "type" | "status" | "result" | "decidedBy" | "createdAt" | "completedAt">;
+
+/**
+ * After runs of one user completed (inside their write): moves the user by the verdict on each type
+ * (a standing decision by a person or a provider holds against later automatic runs) and raises
+ * each run's event, then user.status.updated / user.risk_level.updated for what moved.
  */
 export async function settleUser(write: Write, done: CheckRun[]) {
   const { tx, emit, audit } = write;
@@ -74,15 +84,15 @@ export async function settleUser(write: Write, done: CheckRun[]) {
   // the row is locked as it is read: a verification or a closing committed meanwhile is seen, never overwritten
   const [user] = await tx.$queryRawUnsafe<(UserState & { version: number })[]>(LOCKED_USER_STATE, userId);
   if (!user) throw new Error(`user ${userId} of completed runs is gone`);
-  const runs = await tx.checkRun.findMany({ where: { userId }, orderBy: { createdAt: "desc" }, take: 50, select: { type: true, status: true, createdAt: true, result: true } });
-  const completed = runs.filter((r) => r.status !== "QUEUED" && r.status !== "RUNNING");
-  const risk = riskOf(latestByType(completed).values());
-  const move = statusAfterChecks(user.status as never, latestByType(runs));
+  const assessed = [...assessByType(await tx.$queryRawUnsafe<AssessedRun[]>(ASSESSED_RUNS, userId)).values()];
+  const risk = riskOf(assessed.flatMap((a) => a.weighed));
+  const byPerson = done.some((run) => run.decidedBy === "OPERATOR");
+  const move = statusAfterChecks(user.status as never, new Map(assessed.map((a) => [a.verdict.type, a.verdict])), { byPerson });
   const data: Record<string, unknown> = {};
   if (risk && (risk.riskScore !== user.riskScore || risk.riskLevel !== user.riskLevel)) Object.assign(data, risk);
   if (move && move.kycStatus !== user.kycStatus) data.kycStatus = move.kycStatus;
   if (move && move.status !== user.status) {
-    checkStatusMove(user.status as never, move.status, { byCaller: false });
+    checkStatusMove(user.status as never, move.status, { byCaller: false, byPerson });
     data.status = move.status;
   }
   // a status or kyc_status move is a new version of the user (ETag); a new risk score is an assessment,
@@ -126,7 +136,7 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const subject = await readUserById(deps.db, clientId, userId, { select: SUBJECT });
   if (!subject) return null; // the user was erased with its runs
   const outcomes = await Promise.all(runs.map((run) => outcomeOf(deps, run, subject)));
-  return completeRuns(deps, runs.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"] });
+  return completeRuns(deps, runs.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" });
 }
 
 async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object): Promise<CheckOutcome> {
@@ -146,12 +156,13 @@ type Completion = { checkId: string; outcome: CheckOutcome };
  * Each outcome recorded on its run if the run is still in one of `from`, in one statement for all the
  * runs of a user (Prisma's updateManyAndReturn is one statement a run); answers the runs as Prisma reads them.
  */
-const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, completed_at = $2::timestamp(3)
+const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, decided_by = $4::"CheckDecider", completed_at = $2::timestamp(3)
   from jsonb_to_recordset($1::jsonb) as o(id uuid, status "CheckStatus", result jsonb)
   where c.id = o.id and c.status::text = any($3::text[])
   returning c.id::text, c.client_id::text as "clientId", c.user_id::text as "userId", c.type::text, c.status::text, c.trigger::text, c.result,
-    c.created_at as "createdAt", c.started_at as "startedAt", c.completed_at as "completedAt"`;
-type CompleteOptions = { requestId: string; from: CheckRun["status"][]; principal?: typeof OPERATOR };
+    c.decided_by::text as "decidedBy", c.created_at as "createdAt", c.started_at as "startedAt", c.completed_at as "completedAt"`;
+/** `decidedBy`: who made the outcomes, SYSTEM for a provider's run (a person's or a provider's decision stands: checks.rules.ts) */
+type CompleteOptions = { requestId: string; from: CheckRun["status"][]; decidedBy: CheckDecider; principal?: typeof OPERATOR };
 
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
 export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
@@ -163,7 +174,7 @@ export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | 
 async function completeRuns(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, completions: Completion[], options: CompleteOptions) {
   return withTransaction(deps.db, { principal: options.principal ?? OPERATOR, requestId: options.requestId, events: deps.events, jobs: deps.jobs }, async (write) => {
     const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
-    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from);
+    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from, options.decidedBy);
     // in the order the outcomes came, as their events go out
     const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;

@@ -1,25 +1,31 @@
 /** Check runs (SPEC 7), pure: the types a verification starts and the risk assessment derived from runs. */
-import type { CheckStatus, CheckType } from "../../../generated/prisma/enums.js";
+import type { CheckDecider, CheckStatus, CheckType } from "../../../generated/prisma/enums.js";
 
 export const CHECK_TYPES: CheckType[] = ["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"];
 
 export type RiskAssessment = "UNKNOWN" | "PENDING" | "CLEARED" | "REJECTED";
-type Run = { type: CheckType; status: CheckStatus; createdAt: Date };
+/** A run as the assessment reads it; `decidedBy` absent or null reads as an automatic run's (SYSTEM). */
+type Run = { type: CheckType; status: CheckStatus; createdAt: Date; completedAt?: Date | null; decidedBy?: CheckDecider | null; result?: unknown };
 
-/** The runs riskAssessmentStatus reads, as a Prisma select of User.checks: the latest of each type. */
-export const LATEST_CHECK_PER_TYPE = {
-  select: { type: true as const, status: true as const, createdAt: true as const }, orderBy: { createdAt: "desc" as const }, distinct: ["type" as const],
+/**
+ * The runs the assessment reads, as a Prisma select of User.checks: the latest run of each type by
+ * each decider (a queued or running run has none yet). That is enough for `assessByType`: the latest
+ * run, the latest completed run and the standing decision of each type are among them.
+ */
+export const ASSESSED_CHECKS = {
+  select: { id: true as const, type: true as const, status: true as const, createdAt: true as const, completedAt: true as const, decidedBy: true as const },
+  orderBy: { createdAt: "desc" as const }, distinct: ["type" as const, "decidedBy" as const],
 };
 
 /**
- * SPEC 2, from the latest run of each type the user has had: none → UNKNOWN; a confirmed hit
- * (REJECTED) → REJECTED; all CLEAR → CLEARED; otherwise PENDING: queued or running, and also a
- * possible match (CONSIDER) or a failed run (ERROR), which wait for a result or a retry.
+ * SPEC 2, from the verdict on each type the user has had runs of (assessByType): none → UNKNOWN; a
+ * confirmed hit (REJECTED) → REJECTED; all CLEAR → CLEARED; otherwise PENDING: queued or running,
+ * and also a possible match (CONSIDER) or a failed run (ERROR), which wait for a result or a retry.
  */
 export function riskAssessmentStatus(runs: Run[]): RiskAssessment {
-  const latest = latestByType(runs);
-  if (!latest.size) return "UNKNOWN";
-  const statuses = [...latest.values()].map((r) => r.status);
+  const assessed = assessByType(runs);
+  if (!assessed.size) return "UNKNOWN";
+  const statuses = [...assessed.values()].map((a) => a.verdict.status);
   if (statuses.includes("REJECTED")) return "REJECTED";
   return statuses.every((s) => s === "CLEAR") ? "CLEARED" : "PENDING";
 }
@@ -44,6 +50,38 @@ export function latestByType<R extends { type: CheckType; createdAt: Date }>(run
     if (!seen || run.createdAt.getTime() > seen.createdAt.getTime()) latest.set(run.type, run);
   }
   return latest;
+}
+
+/**
+ * What the runs of one type say. `standing`: the decision that stands, a person's newest (OPERATOR),
+ * else a provider's newest (PROVIDER): only a person changes a person's decision. `verdict`: the
+ * run the user's status and kyc_status follow, the standing decision unless a run completed after it
+ * is more severe (an automatic run may add a hit, never clear one), or one still to complete could
+ * be. `weighed`: the runs its risk score is the highest of, the standing decision's included.
+ */
+export type Assessment<R> = { standing: R | null; verdict: R; weighed: R[] };
+
+const SEVERITY: Record<CheckStatus, number> = { QUEUED: 0, RUNNING: 0, ERROR: 0, CLEAR: 1, CONSIDER: 2, REJECTED: 3 };
+const PERSON_FIRST: readonly CheckDecider[] = ["OPERATOR", "PROVIDER"];
+const isPending = (run: Run) => run.status === "QUEUED" || run.status === "RUNNING";
+const timeOf = (at: Date | null | undefined) => at?.getTime() ?? 0;
+
+/** Per type, from runs of one user (all of them, or the latest of each type and decider: ASSESSED_CHECKS). */
+export function assessByType<R extends Run>(runs: readonly R[]): Map<CheckType, Assessment<R>> {
+  const out = new Map<CheckType, Assessment<R>>();
+  for (const [type, latest] of latestByType(runs)) {
+    const own = runs.filter((r) => r.type === type);
+    const latestCompleted = latestByType(own.filter((r) => !isPending(r))).get(type) ?? null;
+    const standing = PERSON_FIRST.map((by) => latestByType(own.filter((r) => r.decidedBy === by)).get(type)).find(Boolean) ?? null;
+    if (!standing) { out.set(type, { standing, verdict: latest, weighed: latestCompleted ? [latestCompleted] : [] }); continue; }
+    // a run the decision was made after (the person saw it) is superseded; one completed since, or still to complete, is not
+    const since = (run: R | null): run is R => !!run && run !== standing && (isPending(run) || timeOf(run.completedAt) > timeOf(standing.completedAt));
+    const verdict = !since(latest) ? standing
+      : isPending(latest) ? (standing.status === "REJECTED" ? standing : latest)
+      : SEVERITY[latest.status] > SEVERITY[standing.status] ? latest : standing;
+    out.set(type, { standing, verdict, weighed: since(latestCompleted) ? [standing, latestCompleted] : [standing] });
+  }
+  return out;
 }
 
 const scoreOf = (run: Completed) => Number((run.result as { score?: unknown } | null)?.score ?? 0) || 0;
@@ -71,22 +109,24 @@ type UserStatusValue = "PENDING" | "IN_REVIEW" | "ACTIVE" | "REJECTED" | "SUSPEN
 type KycValue = "NOT_STARTED" | "PENDING" | "APPROVED" | "NEEDS_REVIEW" | "REJECTED";
 
 /**
- * Where the user's status and kyc_status go once a run completed (SPEC 2, 5), from the latest run of
- * each type. A confirmed hit rejects a user in review and suspends an active one; a possible match
- * waits for a posted result (NEEDS_REVIEW), and a possible sanctions match suspends an active user
- * meanwhile; all three clear approves a user in review and lifts a suspension. A user who has not
- * submitted verification (PENDING) or is closed or rejected keeps its status; only its risk moves.
+ * Where the user's status and kyc_status go once a run completed (SPEC 2, 5), from the verdict on
+ * each type (assessByType). A confirmed hit rejects a user in review and suspends an active one; a
+ * possible match waits for a posted result (NEEDS_REVIEW), and a possible sanctions match suspends
+ * an active user meanwhile; all three clear approves a user in review and lifts a suspension. A user
+ * who has not submitted verification (PENDING) or is closed keeps its status; only its risk moves.
+ * A rejected user stays rejected unless a person (`byPerson`: an operator's result) clears it.
  */
-export function statusAfterChecks(status: UserStatusValue, latest: Map<CheckType, Completed>): { status: UserStatusValue; kycStatus: KycValue } | null {
-  if (status === "PENDING" || status === "CLOSED" || status === "REJECTED") return null;
-  const runs = [...latest.values()];
+export function statusAfterChecks(status: UserStatusValue, verdicts: Map<CheckType, Completed>, { byPerson = false } = {}): { status: UserStatusValue; kycStatus: KycValue } | null {
+  if (status === "PENDING" || status === "CLOSED") return null;
+  const runs = [...verdicts.values()];
+  const allClear = CHECK_TYPES.every((type) => verdicts.get(type)?.status === "CLEAR");
+  if (status === "REJECTED") return byPerson && allClear ? { status: "ACTIVE", kycStatus: "APPROVED" } : null;
   if (runs.some((r) => r.status === "REJECTED"))
     return { status: status === "IN_REVIEW" ? "REJECTED" : status === "ACTIVE" ? "SUSPENDED" : status, kycStatus: "REJECTED" };
   if (runs.some((r) => r.status === "CONSIDER")) {
-    const sanctions = latest.get("SANCTIONS_SCREENING")?.status === "CONSIDER";
+    const sanctions = verdicts.get("SANCTIONS_SCREENING")?.status === "CONSIDER";
     return { status: status === "ACTIVE" && sanctions ? "SUSPENDED" : status, kycStatus: "NEEDS_REVIEW" };
   }
-  const allClear = CHECK_TYPES.every((type) => latest.get(type)?.status === "CLEAR");
   if (allClear) return { status: status === "IN_REVIEW" || status === "SUSPENDED" ? "ACTIVE" : status, kycStatus: "APPROVED" };
   return null; // queued, running or failed runs: nothing decided yet
 }

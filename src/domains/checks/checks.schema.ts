@@ -1,5 +1,5 @@
 /** GraphQL for check runs: the CheckRun type, User.checks, checks(userId) and submitVerification. */
-import { CheckStatus, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
+import { CheckDecider, CheckStatus, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { ownColumns } from "../../graphql/planned-query.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
@@ -10,11 +10,15 @@ import type { CheckRun as CheckRunModel } from "../../../generated/prisma/client
 import { tenantOf } from "../../context.js";
 import { getUser } from "../users/users.service.js";
 import type { CheckEvent } from "../events/events.pubsub.js";
-import { CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
+import { ASSESSED_CHECKS, assessByType, CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
 
 builder.enumType(CheckType, { name: "CheckType" });
 builder.enumType(CheckStatus, { name: "CheckStatus" });
 builder.enumType(CheckTrigger, { name: "CheckTrigger" });
+builder.enumType(CheckDecider, {
+  name: "CheckDecider",
+  description: "Who made a run's result: SYSTEM, a provider's automatic run; OPERATOR, a person (a result posted with the operator key); PROVIDER, an upstream provider's own confirmed decision (posted)",
+});
 
 type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string };
 const CheckResult = builder.objectRef<Result>("CheckResult").implement({
@@ -35,6 +39,10 @@ export const CheckRun = builder.prismaObject("CheckRun", {
     type: t.expose("type", { type: CheckType }),
     status: t.expose("status", { type: CheckStatus }),
     trigger: t.expose("trigger", { type: CheckTrigger }),
+    decidedBy: t.expose("decidedBy", {
+      type: CheckDecider, nullable: true,
+      description: "Who made the result (null while queued or running). A result by OPERATOR or PROVIDER stands: later automatic runs may raise the user's risk, never lower it",
+    }),
     result: t.field({ type: CheckResult, nullable: true, extensions: ownColumns({ result: true }), resolve: (c) => (c.result as Result | null) ?? null }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
@@ -45,6 +53,24 @@ builder.prismaObjectField(User, "checks", (t) => t.relation("checks", {
   description: "The user's check runs, newest first",
   args: { first: t.arg.int({ defaultValue: 20, description: "At most this many (1 to 100)" }) },
   query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: Math.min(Math.max(first ?? 20, 1), 100) }),
+}));
+
+type Assessed = { id: string; type: CheckType; status: CheckStatus; createdAt: Date; completedAt: Date | null; decidedBy: CheckDecider | null };
+const StandingDecision = builder.objectRef<Assessed>("StandingDecision").implement({
+  description: "A check result by a person (OPERATOR) or an upstream provider (PROVIDER) that stands for its type: later automatic runs may raise the user's risk, never lower what it set",
+  fields: (t) => ({
+    checkId: t.exposeID("id", { description: "The run the decision was posted on" }),
+    type: t.field({ type: CheckType, resolve: (d) => d.type }),
+    status: t.field({ type: CheckStatus, resolve: (d) => d.status }),
+    decidedBy: t.field({ type: CheckDecider, resolve: (d) => d.decidedBy! }),
+    decidedAt: t.field({ type: "DateTime", resolve: (d) => d.completedAt! }),
+  }),
+});
+
+builder.prismaObjectField(User, "standingDecisions", (t) => t.field({
+  type: [StandingDecision], description: "Why the user's status, kyc_status and risk hold: the decision that stands for each check type that has one",
+  select: { checks: ASSESSED_CHECKS },
+  resolve: (u) => [...assessByType(u.checks as Assessed[]).values()].flatMap((a) => (a.standing ? [a.standing] : [])),
 }));
 
 builder.queryField("checks", (t) => t.connection({
@@ -73,19 +99,24 @@ builder.mutationField("submitVerification", (t) => t.field({
   resolve: (_root, { input }, ctx) => submitVerification(ctx, String(input.userId)),
 }));
 
+// required by the service, not the input type: the id the input names is looked up first
+const REQUIRED_AFTER_LOOKUP = "Required (checked after the id is looked up: an unknown id is NOT_FOUND whatever else is sent)";
+
 builder.mutationField("createCheck", (t) => t.field({
   type: CheckRun, authScopes: { scope: "users:write" },
   description: "Queue a check of one type on a user now (trigger MANUAL); a queued run of that type is reused",
-  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, required: true }) }) }), required: true }) },
+  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, description: REQUIRED_AFTER_LOOKUP }) }) }), required: true }) },
   resolve: (_root, { input }, ctx) => requestCheck(ctx, String(input.userId), input.type),
 }));
 
 const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
+const PostedDecider = builder.enumType("PostedDecider", { values: ["OPERATOR", "PROVIDER"] as const });
 
 const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
   fields: (t) => ({
     checkId: t.id({ required: true }),
-    status: t.field({ type: CheckResultStatus, required: true }),
+    status: t.field({ type: CheckResultStatus, description: REQUIRED_AFTER_LOOKUP }),
+    decidedBy: t.field({ type: PostedDecider, description: "Who decided: OPERATOR (a person; the default) or PROVIDER (an upstream provider's confirmed decision). Either stands against later automatic runs; a provider's never replaces a person's" }),
     score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
     reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
     matches: t.field({ type: ["JSON"], description: "At most 50" }),
@@ -94,14 +125,14 @@ const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
 
 builder.mutationField("recordCheckResult", (t) => t.field({
   type: CheckRun, authScopes: { scope: "admin" },
-  description: "An upstream system's result for a check (admin): updates the run, the user's status, kyc_status, risk_level and risk_score",
+  description: "A person's or an upstream provider's result for a check (admin): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
   args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
   resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...{}, ...input, checkId: String(input.checkId) }),
 }));
 
 /** A run as the event carried it, in the model's shape: subscribers get the state the event announced. */
 const runOf = ({ check, userId }: CheckEvent, clientId: string) => ({
-  id: check.check_id, userId, clientId, type: check.type, status: check.status, trigger: check.trigger, result: check.result ?? null,
+  id: check.check_id, userId, clientId, type: check.type, status: check.status, trigger: check.trigger, result: check.result ?? null, decidedBy: check.decided_by ?? null,
   createdAt: new Date(check.created_at as string), completedAt: check.completed_at ? new Date(check.completed_at as string) : null, startedAt: null,
 }) as CheckRunModel;
 

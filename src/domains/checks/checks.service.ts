@@ -57,34 +57,71 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
   });
 }
 
-export type PostedResult = { checkId: string; status: CheckOutcome["status"]; score?: number | null; reasons?: readonly string[] | null; matches?: readonly unknown[] | null };
+export type PostedResult = {
+  checkId: string; status?: CheckOutcome["status"] | null; decidedBy?: PostedDecider | null;
+  score?: number | null; reasons?: readonly string[] | null; matches?: readonly unknown[] | null;
+};
+export type PostedDecider = "OPERATOR" | "PROVIDER";
+
+const required = (field: string) => ({ field, code: "required", message: `${field} is required.` });
 
 /**
- * An upstream system's result (SPEC 7, admin scope): replaces whatever the run holds, in any state,
- * and settles the user as a provider's result would. A transaction-monitoring alert posted here
- * stays open in later runs until a CLEAR result is posted.
+ * A person's or an upstream provider's result (SPEC 7, admin scope): replaces whatever the run
+ * holds, in any state, and settles the user. It stands: later automatic runs may raise the user's
+ * risk, never lower what it set, until a person (or, for a provider's, that provider) posts again.
+ * The run is looked up before the body is judged: an unknown id, or another client's, is 404.
  */
 export async function recordCheckResult(ctx: RequestContext, posted: PostedResult) {
+  const run = await findRun(ctx, posted.checkId);
   const errors = [
+    ...(posted.status ? [] : [required("status")]),
     ...(posted.score != null && !(posted.score >= 0 && posted.score <= 1) ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }] : []),
     ...((posted.reasons?.length ?? 0) > 50 || posted.reasons?.some((r) => r.length > 200) ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }] : []),
     ...((posted.matches?.length ?? 0) > 50 ? [{ field: "matches", code: "too_long", message: "matches: at most 50." }] : []),
   ];
-  if (errors.length) throw invalid(errors);
-  const run = isUuid(posted.checkId) ? await ctx.db.checkRun.findUnique({ where: { id: posted.checkId }, select: { id: true } }) : null;
-  if (!run) throw notFound("check");
+  if (errors.length || !posted.status) throw invalid(errors);
+  const decidedBy = posted.decidedBy ?? "OPERATOR";
+  await checkDecisionOrder(ctx, run, decidedBy);
   const outcome: CheckOutcome = {
     status: posted.status, score: posted.score ?? UPSTREAM_SCORE[posted.status], reasons: [...(posted.reasons ?? [])], matches: [...(posted.matches ?? [])], provider: "upstream",
   };
-  const done = await completeRun(ctx, run.id, outcome, { requestId: ctx.requestId, principal: ctx.principal, from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"] });
+  const done = await completeRun(ctx, run.id, outcome, { requestId: ctx.requestId, principal: ctx.principal, decidedBy, from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"] });
   return done!.run;
 }
 const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as const;
 
-/** A run asked for by the client (trigger MANUAL), e.g. before a large payout; a queued one is reused. */
-export async function requestCheck(ctx: RequestContext, userId: string, type: CheckType) {
+type DecidedRun = { id: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
+
+/** A run by id; a client principal (never the operator) sees only its own client's. */
+async function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
+  const where = ctx.principal.kind === "client" ? { id: checkId, clientId: ctx.principal.clientId } : { id: checkId };
+  const run = isUuid(checkId) ? await ctx.db.checkRun.findFirst({ where, select: { id: true, userId: true, type: true, createdAt: true, decidedBy: true } }) : null;
+  if (!run) throw notFound("check");
+  return run;
+}
+
+/**
+ * A decision goes on the newest run of its type that holds one by the same decider, or a newer run
+ * (so the newest decision is the one on the newest run, as the user's reads take it), and a
+ * provider never replaces a person's decision.
+ */
+async function checkDecisionOrder(ctx: RequestContext, run: DecidedRun, decidedBy: PostedDecider) {
+  if (decidedBy === "PROVIDER" && run.decidedBy === "OPERATOR")
+    throw new DomainError("CONFLICT", "This run holds a person's decision: only a person (decidedBy OPERATOR) changes it.");
+  const newer = await ctx.db.checkRun.findFirst({
+    where: { userId: run.userId, type: run.type, decidedBy, createdAt: { gt: run.createdAt } }, orderBy: { createdAt: "desc" }, select: { id: true },
+  });
+  if (newer) throw new DomainError("CONFLICT", `A newer ${run.type} run, ${newer.id}, holds a ${decidedBy} decision: post the result on it or on a newer run.`);
+}
+
+/**
+ * A run asked for by the client (trigger MANUAL), e.g. before a large payout; a queued one is reused.
+ * The user is looked up before the body is judged: an unknown id, or another client's, is 404.
+ */
+export async function requestCheck(ctx: RequestContext, userId: string, type: CheckType | null | undefined) {
   const clientId = tenantOf(ctx);
   await getUser(ctx, userId, { select: { id: true } });
+  if (!type) throw invalid([required("type")]);
   return withTransaction(ctx.db, ctx, async (write) => {
     const [run] = await enqueueChecks(write, { clientId, userId }, [type], "MANUAL");
     await write.audit({ action: "check.requested", targetType: "check", targetId: run.id });

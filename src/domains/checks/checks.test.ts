@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { requestContext } from "../../context.js";
+import { recordCheckResult } from "./checks.service.js";
 import { POLL_MARKER } from "../compliance/compliance.service.js";
 import { riskAssessmentStatus } from "./checks.rules.js";
 
@@ -112,6 +114,32 @@ describe.each(backends)("verification and check runs on %s", (backend) => {
     expect(gql.errors?.[0].extensions.code).toBe("NOT_FOUND");
     expect((await t.gql(stranger, `{ checks(userId: "${userId}") { totalCount } }`)).errors?.[0].extensions.code).toBe("NOT_FOUND");
     expect(await t.db.checkRun.count({ where: { userId, trigger: "VERIFICATION" } })).toBe(0);
+  });
+
+  it("answers 404 for an unknown or another client's id on the check routes whatever the body holds, never 400", async () => {
+    const userId = await completeUser();
+    const [run] = await t.db.checkRun.findMany({ where: { userId }, take: 1 });
+    const missing = randomUUID();
+    for (const [path, auth] of [[`/v2/users/${missing}/checks`, key], [`/v2/users/${userId}/checks`, stranger], ["/v2/users/not-a-uuid/checks", key],
+      [`/v2/checks/${missing}/result`, ADMIN_KEY], ["/v2/checks/not-a-uuid/result", ADMIN_KEY]] as const) {
+      for (const body of [undefined, {}, { status: "CLEAR", score: 5 }].filter((b) => !(path.endsWith("/checks") && b && "status" in b))) {
+        const res = await t.rest("POST", path, { key: auth, body });
+        expect({ path, body, status: res.status, code: res.body.code }).toEqual({ path, body, status: 404, code: "NOT_FOUND" });
+      }
+    }
+    const gql = async (k: string, query: string) => (await t.gql(k, query)).errors?.[0].extensions.code;
+    expect(await gql(stranger, `mutation { createCheck(input: { userId: "${userId}" }) { id } }`)).toBe("NOT_FOUND");
+    expect(await gql(ADMIN_KEY, `mutation { recordCheckResult(input: { checkId: "${missing}", score: 5 }) { id } }`)).toBe("NOT_FOUND");
+    // what the body lacks is still reported once the id is found
+    const noType = await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: {} });
+    expect(noType).toMatchObject({ status: 400, body: { code: "VALIDATION_FAILED", errors: [{ field: "type", code: "required" }] } });
+    expect((await t.rest("POST", `/v2/checks/${run!.id}/result`, { key: ADMIN_KEY, body: {} })).body.errors).toEqual([{ field: "status", code: "required", message: "status is required." }]);
+    expect(await gql(key, `mutation { createCheck(input: { userId: "${userId}" }) { id } }`)).toBe("VALIDATION_FAILED");
+    // a client never reaches another client's run, even holding the admin scope
+    const { clientId: otherClient } = await t.createClient("Other");
+    const tenant = requestContext(t.app.services, { kind: "client", clientId: otherClient, keyId: "k", mode: "SANDBOX", scopes: new Set(["admin"]) }, "test");
+    await expect(recordCheckResult(tenant, { checkId: run!.id, status: "CLEAR" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await t.db.checkRun.findUniqueOrThrow({ where: { id: run!.id } })).status).toBe("QUEUED");
   });
 
   it("lists 100 users with their documents, checks and requirements in a fixed number of SQL statements", async () => {

@@ -21,9 +21,10 @@ export function checkCodeFormat(code: string) {
 
 /**
  * A trigger inside the cooldown of the last one, or over the hourly cap, is refused with the number
- * of seconds until the next one is allowed. `recent`: the channel's triggers of the last hour.
+ * of seconds until the next one is allowed. `recent`: the triggers of the last hour for `whose`
+ * (the user and channel, or the destination, whichever user record asks).
  */
-export function checkTriggerLimits(recent: Date[], now: Date) {
+export function checkTriggerLimits(recent: Date[], now: Date, whose = "this user and channel") {
   const t = now.getTime();
   const sorted = recent.map((d) => d.getTime()).filter((x) => x > t - HOUR_MS).sort((a, b) => a - b);
   const waits: number[] = [];
@@ -31,10 +32,26 @@ export function checkTriggerLimits(recent: Date[], now: Date) {
   if (last !== undefined && t - last < RESEND_COOLDOWN_MS) waits.push(last + RESEND_COOLDOWN_MS - t);
   if (sorted.length >= MAX_TRIGGERS_PER_HOUR) waits.push(sorted[sorted.length - MAX_TRIGGERS_PER_HOUR] + HOUR_MS - t);
   if (!waits.length) return;
-  const retryAfter = Math.max(1, Math.ceil(Math.max(...waits) / 1000));
   const why = sorted.length >= MAX_TRIGGERS_PER_HOUR ? `at most ${MAX_TRIGGERS_PER_HOUR} codes per hour` : `one code per ${RESEND_COOLDOWN_MS / 1000} s`;
-  throw new DomainError("RATE_LIMITED", `A code can be sent ${why} for this user and channel; retry in ${retryAfter} s.`, undefined, { retryAfter });
+  throw rateLimited(`A code can be sent ${why} to ${whose}`, Math.max(...waits));
 }
+
+/**
+ * A client's sends of the last hour, capped: `capReached` is the send that filled the cap (the
+ * cap-th newest of the last hour), or null while the client is under it.
+ */
+export function checkClientSendLimit(capReached: Date | null, now: Date, cap: number) {
+  if (!capReached || capReached.getTime() <= now.getTime() - HOUR_MS) return;
+  throw rateLimited(`This client may send at most ${cap} codes an hour`, capReached.getTime() + HOUR_MS - now.getTime());
+}
+
+function rateLimited(what: string, waitMs: number) {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  return new DomainError("RATE_LIMITED", `${what}; retry in ${retryAfter} s.`, undefined, { retryAfter });
+}
+
+/** What a destination is counted by: the channel and the address as the channel compares it (sameContact). */
+export const destinationKeyInput = (channel: Channel, to: string) => `${channel}:${channel === "EMAIL" ? to.toLowerCase() : to}`;
 
 /** `ana.cruz@example.com` → `a*******z@example.com`; `+6591234567` → `+65*****567` */
 export function maskDestination(channel: Channel, to: string) {

@@ -25,6 +25,8 @@ export interface OtpSender {
 export type Delivery = {
   /** null: this channel is not configured for this mode */
   senderFor(mode: "SANDBOX" | "LIVE", channel: Channel): OtpSender | null;
+  /** codes a client may send an hour, every channel and mode together (OTP_SENDS_PER_CLIENT_PER_HOUR) */
+  sendsPerClientPerHour: number;
   close(): void;
 };
 
@@ -67,12 +69,13 @@ export function smsWebhookSender(url: string): OtpSender {
   };
 }
 
-export function createDelivery(config: Pick<Config, "smtpUrl" | "smsWebhookUrl" | "otpFrom">, db: Db): Delivery {
+export function createDelivery(config: Pick<Config, "smtpUrl" | "smsWebhookUrl" | "otpFrom" | "otpSendsPerClientPerHour">, db: Db): Delivery {
   const outbox = sandboxOutbox(db);
   const smtp = config.smtpUrl ? smtpSender(config.smtpUrl, config.otpFrom) : null;
   const sms = config.smsWebhookUrl ? smsWebhookSender(config.smsWebhookUrl) : null;
   return {
     senderFor: (mode, channel) => (mode === "SANDBOX" ? outbox : channel === "EMAIL" ? smtp : sms),
+    sendsPerClientPerHour: config.otpSendsPerClientPerHour,
     close: () => smtp?.close(),
   };
 }

@@ -11,8 +11,8 @@ import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { applyPendingContact, getUser } from "../users/users.service.js";
 import {
-  checkCodeFormat, checkTriggerLimits, HOUR_MS, macInput, maskDestination, MAX_ATTEMPTS, messageOf, newCode, OTP_TTL_MS,
-  RESEND_COOLDOWN_MS, sameContact,
+  checkClientSendLimit, checkCodeFormat, checkTriggerLimits, destinationKeyInput, HOUR_MS, macInput, maskDestination, MAX_ATTEMPTS, messageOf,
+  newCode, OTP_TTL_MS, RESEND_COOLDOWN_MS, sameContact,
 } from "./otp.rules.js";
 import type { Channel } from "./otp.sender.js";
 
@@ -25,6 +25,7 @@ const current = (u: Contacts, channel: Channel) => (channel === "EMAIL" ? u.emai
 const pending = (u: Contacts, channel: Channel) => (channel === "EMAIL" ? u.pendingEmail : u.pendingPhoneNumber);
 const noun = (channel: Channel) => (channel === "EMAIL" ? "email" : "phone number");
 const hash = (ctx: RequestContext, otpId: string, code: string) => ctx.cipher.mac("otp", macInput(otpId, code));
+const destinationKey = (ctx: RequestContext, channel: Channel, to: string) => ctx.cipher.mac("otp-destination", destinationKeyInput(channel, to));
 
 export async function triggerOtp(ctx: RequestContext, { userId, channel }: TriggerInput) {
   const clientId = tenantOf(ctx);
@@ -34,9 +35,10 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   const now = ctx.now();
   const code = newCode();
   const otpId = randomUUID();
-  // 1. reserve: the user row is locked so two triggers cannot both pass the cooldown; the code is
-  //    SENDING (not usable) until its message has gone out
+  // 1. reserve: the client's sends are taken one at a time (an advisory lock, then the user row), so
+  //    concurrent triggers cannot all pass a limit; the code is SENDING (not usable) until its message has gone out
   const reserved = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`otp:${clientId}`}, 0))`;
     const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
     const destination = pending(user, channel) ?? current(user, channel);
@@ -46,8 +48,10 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
       where: { userId: user.id, channel, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" } }, select: { createdAt: true },
     });
     checkTriggerLimits(recent.map((r) => r.createdAt), now);
+    const toKey = destinationKey(ctx, channel, destination);
+    await checkSendLimits(tx, clientId, channel, toKey, now, ctx.delivery.sendsPerClientPerHour);
     const row = await tx.otpCode.create({
-      data: { id: otpId, clientId, userId: user.id, channel, destination, codeHash: hash(ctx, otpId, code), expiresAt: new Date(now.getTime() + OTP_TTL_MS), createdAt: now },
+      data: { id: otpId, clientId, userId: user.id, channel, destination, destinationKey: toKey, codeHash: hash(ctx, otpId, code), expiresAt: new Date(now.getTime() + OTP_TTL_MS), createdAt: now },
     });
     await audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
     return row;
@@ -70,6 +74,19 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
     otpId, channel, destination: maskDestination(channel, reserved.destination), expiresAt: reserved.expiresAt,
     resendAvailableAt: new Date(now.getTime() + RESEND_COOLDOWN_MS),
   };
+}
+
+/**
+ * Limits beyond the user record's, counted in the database so they hold across instances: the
+ * destination's (phone numbers need not be unique, nor pending emails: every user record with the
+ * same one shares its cooldown and hourly cap) and the client's sends an hour. A failed delivery sent nothing.
+ */
+async function checkSendLimits(tx: Write["tx"], clientId: string, channel: Channel, toKey: string, now: Date, perClientPerHour: number) {
+  const window = { clientId, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" as const } };
+  const toSame = await tx.otpCode.findMany({ where: { ...{}, ...window, destinationKey: toKey }, select: { createdAt: true } });
+  checkTriggerLimits(toSame.map((r) => r.createdAt), now, `this ${noun(channel)}`);
+  const [capReached] = await tx.otpCode.findMany({ where: window, orderBy: { createdAt: "desc" }, skip: perClientPerHour - 1, take: 1, select: { createdAt: true } });
+  checkClientSendLimit(capReached?.createdAt ?? null, now, perClientPerHour);
 }
 
 /** POST /v2/users/verify/otp: the code sent to the current contact marks it verified. */

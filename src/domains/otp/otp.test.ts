@@ -26,7 +26,8 @@ async function startSmsReceiver() {
   const state = { status: 200 };
   const server: Server = createServer((req, res) => {
     let text = "";
-    req.on("data", (c) => (text += c)).on("end", () => { received.push(JSON.parse(text)); res.writeHead(state.status).end(); });
+    // no keep-alive: a send must never meet a connection the receiver is just closing (its 5 s idle timeout)
+    req.on("data", (c) => (text += c)).on("end", () => { received.push(JSON.parse(text)); res.writeHead(state.status, { connection: "close" }).end(); });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -212,6 +213,29 @@ describe.each(backends)("OTP on %s", (backend) => {
     expect((await trigger(sandbox, userId, "email")).status).toBe(202);
   });
 
+  it("holds the cooldown and the hourly cap per phone number, whichever of 20 user records with that number asks", async () => {
+    const pumped = "+6591237777";
+    const users = await Promise.all(Array.from({ length: 20 }, () => newUser(live, { phone_number: pumped })));
+    const sentTo = () => sms.received.filter((m) => m.to === pumped).length;
+    const burst = await Promise.all(users.map((id) => trigger(live, id, "sms")));
+    expect(burst.filter((r) => r.status === 202)).toHaveLength(1);
+    const refused = burst.filter((r) => r.status !== 202);
+    expect(refused.every((r) => r.status === 429 && r.body.code === "RATE_LIMITED" && Number(r.headers.get("retry-after")) >= 1 && Number(r.headers.get("retry-after")) <= 60)).toBe(true);
+    expect(refused[0]!.body.detail).toContain("this phone number");
+    expect(sentTo()).toBe(1);
+    // past the cooldown, another record's code goes out, up to 5 an hour to the number
+    for (let i = 1; i < 5; i++) { advance(61_000); expect((await trigger(live, users[i]!, "sms")).status).toBe(202); }
+    advance(61_000);
+    const capped = await trigger(live, users[5]!, "sms");
+    expect(capped.status).toBe(429);
+    // the first code went out during the burst, a moment before the clock was moved on
+    expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(3600 - 5 * 61 - 10);
+    expect(Number(capped.headers.get("retry-after"))).toBeLessThanOrEqual(3600 - 5 * 61);
+    expect(sentTo()).toBe(5);
+    // a number of its own is not held back
+    expect((await trigger(live, await newUser(live), "sms")).status).toBe(202);
+  });
+
   it("keeps a changed verified email pending until PUT /v2/users/verify/otp confirms it", async () => {
     const userId = await newUser(sandbox, { email: "old@example.com" });
     const noPending = await verify(sandbox, { user_id: userId, channel: "EMAIL", code: "123456" }, "PUT");
@@ -333,6 +357,31 @@ describe.each(backends)("OTP delivery not configured on %s", (backend) => {
   });
 });
 
+describe("OTP sends per client", () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp("pglite", { OTP_SENDS_PER_CLIENT_PER_HOUR: "3" }); });
+  afterAll(() => t?.stop());
+
+  it("caps a client's codes an hour (OTP_SENDS_PER_CLIENT_PER_HOUR), every user and channel together, with Retry-After; other clients are not held back", async () => {
+    const { key } = await t.createClient("Pumper");
+    const { key: neighbour } = await t.createClient("Neighbour");
+    const userOf = async (k: string, i: number) => (await t.rest("POST", "/v2/users", { key: k, body: { first_name: "C", last_name: "Ap", email: `cap${i}@example.com`, phone_number: `+65912350${10 + i}` } })).body.user_id;
+    const send = (k: string, userId: string, channel: string) => t.rest("POST", `/v2/users/trigger/otp/${channel}`, { key: k, body: { user_id: userId } });
+    const [a, b] = [await userOf(key, 1), await userOf(key, 2)];
+    for (const [userId, channel] of [[a, "sms"], [a, "email"], [b, "sms"]]) expect((await send(key, userId!, channel!)).status).toBe(202);
+    const over = await send(key, b, "email");
+    expect(over).toMatchObject({ status: 429, body: { code: "RATE_LIMITED" } });
+    expect(over.body.detail).toContain("at most 3 codes an hour");
+    const wait = Number(over.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(3500);
+    expect(wait).toBeLessThanOrEqual(3600);
+    expect((await send(neighbour, await userOf(neighbour, 3), "sms")).status).toBe(202);
+    // an hour on, the client may send again
+    t.app.services.now = () => new Date(Date.now() + 3601_000);
+    expect((await send(key, b, "email")).status).toBe(202);
+  });
+});
+
 describe("OTP configuration", () => {
   const base = { NODE_ENV: "test", DATA_DIR: "memory://" };
   it("reads SMTP_URL, SMS_WEBHOOK_URL and OTP_FROM, and refuses bad values naming the variable", () => {
@@ -343,5 +392,8 @@ describe("OTP configuration", () => {
     expect(() => loadConfig({ ...base, SMS_WEBHOOK_URL: "not a url" })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, SMS_WEBHOOK_URL: "ftp://x" })).toThrow(/^SMS_WEBHOOK_URL/);
     expect(() => loadConfig({ ...base, OTP_FROM: "nobody" })).toThrow(/^OTP_FROM must be an email address/);
+    expect(loadConfig(base).otpSendsPerClientPerHour).toBe(1000);
+    expect(loadConfig({ ...base, OTP_SENDS_PER_CLIENT_PER_HOUR: "50" }).otpSendsPerClientPerHour).toBe(50);
+    expect(() => loadConfig({ ...base, OTP_SENDS_PER_CLIENT_PER_HOUR: "0" })).toThrow(/^OTP_SENDS_PER_CLIENT_PER_HOUR must be an integer from 1/);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
-import { LATEST_CHECK_PER_TYPE } from "../checks/checks.rules.js";
+import { ASSESSED_CHECKS } from "../checks/checks.rules.js";
 import { readUserById, statementCovers } from "./users.reads.js";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2b3a8b80000000049454e44ae426082", "hex");
@@ -16,7 +16,7 @@ describe.each(backends)("a user read by id as one statement (%s)", (backend) => 
   const scalars = Object.fromEntries(["id", "clientId", "externalId", "email", "emailKey", "phoneNumber", "firstName", "middleName", "lastName", "dateOfBirth", "nationality",
     "countryOfResidence", "residentialAddress", "billingAddress", "taxIdEncrypted", "taxIdLast4", "locale", "status", "kycStatus", "riskLevel", "riskScore",
     "emailVerified", "phoneVerified", "pendingEmail", "pendingPhoneNumber", "version", "createdAt", "updatedAt"].map((k) => [k, true]));
-  const restShape = { select: { ...scalars, documents: REQUIREMENT_COLUMNS.documents, checks: LATEST_CHECK_PER_TYPE } };
+  const restShape = { select: { ...scalars, documents: REQUIREMENT_COLUMNS.documents, checks: ASSESSED_CHECKS } };
 
   beforeAll(async () => {
     // TZ far from UTC: DATE and timestamp columns must still read back as Prisma reads them
@@ -50,7 +50,7 @@ describe.each(backends)("a user read by id as one statement (%s)", (backend) => 
     expect(statementCovers({ select: { id: true, wallets: true } })).toBe(false);
     expect(statementCovers({ include: { documents: true } })).toBe(false);
     // Pothos's own form of the REST body: every column, the two relations, keys in its order
-    expect(statementCovers({ include: { checks: { orderBy: { createdAt: "desc" }, distinct: ["type"], select: { type: true, status: true, createdAt: true } }, documents: REQUIREMENT_COLUMNS.documents } })).toBe(true);
+    expect(statementCovers({ include: { checks: { orderBy: { createdAt: "desc" }, distinct: ["type", "decidedBy"], select: { id: true, type: true, status: true, createdAt: true, completedAt: true, decidedBy: true } }, documents: REQUIREMENT_COLUMNS.documents } })).toBe(true);
     expect(statementCovers(undefined)).toBe(false);
   });
 

@@ -2,7 +2,7 @@
  * A user by id, the hot read (issue #17). Concurrent reads are batched (db/batched-reads.ts), and
  * when the fields asked for are the user's columns plus what `requirements` and
  * `risk_assessment_status` need (the REST body, most GraphQL reads), the batch is one plain
- * statement: the user, its active documents' facts and its latest check run of each type, as one
+ * statement: the user, its active documents' facts and its latest check run of each type and decider, as one
  * JSON value per row. Prisma's findMany with that selection took three statements and its query
  * compiler per batch. Any other selection (a relation with other fields, `include`) is Prisma's.
  */
@@ -12,7 +12,7 @@ import type { Tx } from "../../db/transaction.js";
 import type { User } from "../../../generated/prisma/client.js";
 import { findOwnedById, loadOwnedById, rawRowsOf, type BatchLoad, type OwnedRow } from "../../db/batched-reads.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
-import { LATEST_CHECK_PER_TYPE } from "../checks/checks.rules.js";
+import { ASSESSED_CHECKS } from "../checks/checks.rules.js";
 
 type Selection = { select?: Record<string, unknown>; include?: Record<string, unknown> };
 
@@ -27,13 +27,15 @@ const COLUMNS: Record<string, string> = {
 };
 
 /** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside: isDeepStrictEqual ignores it). */
-const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: LATEST_CHECK_PER_TYPE };
+const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: ASSESSED_CHECKS };
 
 const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([name, column]) => `'${name}', u.${column}`).join(", ")},
   'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
      from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status = 'ACTIVE'), '[]'::json),
-  'checks', coalesce((select json_agg(json_build_object('type', c.type, 'status', c.status, 'createdAt', c.created_at) order by c.created_at desc)
-     from (select distinct on (r.type) r.type, r.status, r.created_at from check_runs r where r.user_id = u.id order by r.type, r.created_at desc) c), '[]'::json)
+  'checks', coalesce((select json_agg(json_build_object('id', c.id, 'type', c.type, 'status', c.status, 'createdAt', c.created_at, 'completedAt', c.completed_at, 'decidedBy', c.decided_by)
+       order by c.created_at desc)
+     from (select distinct on (r.type, r.decided_by) r.id, r.type, r.status, r.created_at, r.completed_at, r.decided_by from check_runs r where r.user_id = u.id
+       order by r.type, r.decided_by, r.created_at desc) c), '[]'::json)
 )::text as "user" from unnest($1::uuid[], $2::uuid[]) as w(client_id, id) join users u on u.id = w.id and u.client_id = w.client_id`;
 
 /**
@@ -71,7 +73,7 @@ function userOf(json: string): OwnedRow {
   user.createdAt = utc(user.createdAt);
   user.updatedAt = utc(user.updatedAt);
   for (const d of user.documents) d.expiryDate = utc(d.expiryDate);
-  for (const c of user.checks) c.createdAt = utc(c.createdAt);
+  for (const c of user.checks) { c.createdAt = utc(c.createdAt); c.completedAt = utc(c.completedAt); }
   return user;
 }
 

@@ -8,6 +8,7 @@ export const USER_REST_FIELDS = `
   billingAddress { line1 line2 city state postalCode country }
   taxId locale status kycStatus riskLevel riskScore riskAssessmentStatus emailVerified phoneVerified
   pendingEmail pendingPhoneNumber requirements { currentlyDue eventuallyDue errors { field code message } }
+  standingDecisions { checkId type status decidedBy decidedAt }
   createdAt updatedAt etag`;
 
 const USER_QUERY = ["email", "external_id", "status", "sort_fields", "sort_order"];

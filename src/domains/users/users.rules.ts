@@ -115,12 +115,14 @@ const MOVES: Record<UserStatusValue, UserStatusValue[]> = {
   CLOSED: [],
 };
 export const CALLER_SETTABLE_STATUSES: UserStatusValue[] = ["CLOSED"];
+/** A rejection is undone only by a person: an operator's result that clears what rejected the user. */
+const PERSON_MOVES: Partial<Record<UserStatusValue, UserStatusValue[]>> = { REJECTED: ["ACTIVE"] };
 
-export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { byCaller }: { byCaller: boolean }) {
+export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { byCaller, byPerson = false }: { byCaller: boolean; byPerson?: boolean }) {
   if (from === to) return;
   if (byCaller && !CALLER_SETTABLE_STATUSES.includes(to))
     throw new DomainError("INVALID_STATE_TRANSITION", `status can only be set to ${CALLER_SETTABLE_STATUSES.join(", ")} by a caller; ${to} follows from verification.`);
-  if (!MOVES[from].includes(to)) throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} user cannot move to ${to}.`);
+  if (!MOVES[from].includes(to) && !(byPerson && PERSON_MOVES[from]?.includes(to))) throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} user cannot move to ${to}.`);
 }
 
 /** Last four characters, the rest starred: what callers see of a tax id. */

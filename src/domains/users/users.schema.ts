@@ -7,7 +7,7 @@ import { DomainError } from "../../lib/errors.js";
 import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsNow } from "../compliance/compliance.service.js";
 import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
-import { LATEST_CHECK_PER_TYPE, riskAssessmentStatus } from "../checks/checks.rules.js";
+import { ASSESSED_CHECKS, riskAssessmentStatus } from "../checks/checks.rules.js";
 import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
 
 export const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
@@ -60,8 +60,8 @@ export const User = builder.prismaObject("User", {
     riskLevel: t.expose("riskLevel", { type: RiskLevel, nullable: true }),
     riskScore: t.exposeInt("riskScore", { nullable: true }),
     riskAssessmentStatus: t.field({
-      type: RiskAssessmentStatus, description: "From the latest check run of each type: UNKNOWN, PENDING, CLEARED or REJECTED",
-      select: { checks: LATEST_CHECK_PER_TYPE },
+      type: RiskAssessmentStatus, description: "From the verdict on each check type (its latest run, or the decision by a person or a provider that stands): UNKNOWN, PENDING, CLEARED or REJECTED",
+      select: { checks: ASSESSED_CHECKS },
       resolve: (u) => riskAssessmentStatus(u.checks),
     }),
     emailVerified: t.exposeBoolean("emailVerified"),

@@ -9,7 +9,7 @@ const ana = {
 const USER_GQL = `id externalId email phoneNumber firstName middleName lastName dateOfBirth nationality countryOfResidence
   residentialAddress { line1 line2 city state postalCode country } billingAddress { line1 line2 city state postalCode country }
   taxId locale status kycStatus riskLevel riskScore riskAssessmentStatus emailVerified phoneVerified pendingEmail pendingPhoneNumber
-  requirements { currentlyDue eventuallyDue errors { field code message } } createdAt updatedAt`;
+  requirements { currentlyDue eventuallyDue errors { field code message } } standingDecisions { checkId type status decidedBy decidedAt } createdAt updatedAt`;
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** GraphQL camelCase object → the REST shape, so both transports can be compared field for field */
