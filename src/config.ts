@@ -52,6 +52,10 @@ export type Config = {
   checkJobExpireSeconds: number;
   /** how often the job engine looks for expired jobs (JOBS_MAINTENANCE_SECONDS) @default 120 */
   jobsMaintenanceSeconds: number;
+  /** METRICS_PORT: /metrics is served on this port alone (not on PORT), to anyone who reaches it */
+  metricsPort?: number;
+  /** /metrics on PORT answers without a key; in production (NODE_ENV=production) only the operator key reads it */
+  metricsPublic: boolean;
   /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
   lanes: boolean;
 };
@@ -161,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkJobExpireSeconds: intVar(env, "CHECK_JOB_EXPIRE_SECONDS", 60, 10, 3600),
     jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
     lanes: flagVar(env, "LANES", true),
+    metricsPort: env.METRICS_PORT ? intVar(env, "METRICS_PORT", 0, 1, 65535) : undefined,
+    metricsPublic: !production,
   };
 }
 

@@ -48,7 +48,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
     // probes and the API description answer before authentication: load balancers hold no key
-    useProbes({ checks: readiness, metrics }),
+    useProbes({ checks: readiness, metrics, scrape: { auth: services.auth, open: config.metricsPublic, ownPort: config.metricsPort !== undefined } }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
     useApiDocs(),
