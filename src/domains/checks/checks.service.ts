@@ -60,7 +60,7 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
 export type PostedResult = { checkId: string; status: CheckOutcome["status"]; score?: number | null; reasons?: readonly string[] | null; matches?: readonly unknown[] | null };
 
 /**
- * An upstream system's result (SPEC 7, admin scope): replaces whatever the run holds, in any state,
+ * An upstream system's result (SPEC 7, the operator key): replaces whatever the run holds, in any state,
  * and settles the user as a provider's result would. A transaction-monitoring alert posted here
  * stays open in later runs until a CLEAR result is posted.
  */

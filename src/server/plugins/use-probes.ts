@@ -2,6 +2,7 @@
 import { createServer, type Server } from "node:http";
 import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
+import { OPERATOR_ONLY, permits, refusalOf } from "../../context.js";
 import type { Metrics } from "../../lib/metrics.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
@@ -43,7 +44,7 @@ export function useProbes({ checks, metrics, scrape }: { checks: ReadinessCheck[
 async function operatorOnly(auth: Authenticator, headers: HeaderSource): Promise<Refusal | null> {
   const who = await identify(auth, headers);
   if (!("principal" in who)) return who;
-  return who.principal.kind === "operator" ? null : { problem: { code: "FORBIDDEN", detail: "Only the operator key reads /metrics here." }, headers: {} };
+  return permits(who.principal, OPERATOR_ONLY) ? null : { problem: { code: "FORBIDDEN", detail: refusalOf(OPERATOR_ONLY, "GET /metrics") }, headers: {} };
 }
 
 /** METRICS_PORT: /metrics alone, on a server of its own; resolves to its stop. */
