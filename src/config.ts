@@ -119,8 +119,7 @@ function scheduleVar(env: NodeJS.ProcessEnv, name: string, fallbackMs: readonly 
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === "production";
-  const adminApiKey = env.ADMIN_API_KEY || undefined;
-  if (adminApiKey && adminApiKey.length < 24) throw new ConfigError("ADMIN_API_KEY must be at least 24 characters");
+  const adminApiKey = operatorKey(env.ADMIN_API_KEY);
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
   if (encryptionKey && decodeKey(encryptionKey) === null) throw new ConfigError("ENCRYPTION_KEY must be 32 bytes as hex (64 chars) or base64");
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
@@ -168,6 +167,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: env.METRICS_PORT ? intVar(env, "METRICS_PORT", 0, 1, 65535) : undefined,
     metricsPublic: !production,
   };
+}
+
+/**
+ * ADMIN_API_KEY opens every tenant's data: at least 32 printable characters, and not a character,
+ * word or pattern repeated (at least 8 distinct characters, three quarters of its three-character
+ * runs distinct). Random hex or base64 passes: `openssl rand -hex 24`.
+ */
+function operatorKey(raw: string | undefined) {
+  if (!raw) return undefined;
+  const advice = "use random text, e.g. openssl rand -hex 24";
+  if (raw.length < 32) throw new ConfigError(`ADMIN_API_KEY must be at least 32 characters; ${advice}`);
+  // a space or control character could not be sent back as "Authorization: Bearer <key>"
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(`ADMIN_API_KEY must be printable ASCII without spaces; ${advice}`);
+  const runs = raw.length - 2;
+  const distinctRuns = new Set(Array.from({ length: runs }, (_, i) => raw.slice(i, i + 3))).size;
+  if (new Set(raw).size < 8 || distinctRuns < runs * 0.75) throw new ConfigError(`ADMIN_API_KEY repeats a character, word or pattern: it is guessable; ${advice}`);
+  return raw;
 }
 
 /** A five-field cron expression (UTC), or null for "off". */

@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../config.js";
 import { ADMIN_KEY, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 
 describe("API clients and keys", () => {
@@ -137,6 +139,23 @@ describe("API clients and keys", () => {
     expect(admin?.code).toBe(2);
     expect(JSON.parse(admin!.stderr)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ field: "scopes" }] });
   }, 150_000);
+});
+
+describe("the operator key (ADMIN_API_KEY)", () => {
+  it("takes random text of 32 characters or more, and refuses a short, spaced or repetitive one naming the variable", () => {
+    for (const [bytes, encoding] of [[16, "hex"], [24, "hex"], [32, "hex"], [24, "base64"], [32, "base64url"]] as const) {
+      for (let i = 0; i < 300; i++) {
+        const key = randomBytes(bytes).toString(encoding);
+        expect(loadConfig({ ADMIN_API_KEY: key }).adminApiKey, key).toBe(key);
+      }
+    }
+    expect(loadConfig({ ADMIN_API_KEY: ADMIN_KEY }).adminApiKey).toBe(ADMIN_KEY);
+    for (const weak of [
+      "test-admin-key-0123456789abcdef", // 31 characters
+      "a".repeat(64), "ab".repeat(20), "passwordpasswordpasswordpassword", "changeme-changeme-changeme-changeme",
+      "0123456789abcdef0123456789abcdef", "abcabcabcabcabcabcXYZXYZXYZXYZXYZ", "correct horse battery staple 2024!",
+    ]) expect(() => loadConfig({ ADMIN_API_KEY: weak }), weak).toThrow(/^ADMIN_API_KEY .*openssl rand -hex 24/);
+  });
 });
 
 describe.runIf(multiInstance)("key revocation across instances (Redis)", () => {
