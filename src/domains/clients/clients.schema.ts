@@ -19,7 +19,7 @@ builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
     clientId: t.exposeID("clientId"),
-    prefix: t.exposeString("prefix", { description: "The first characters of the key, to tell keys apart" }),
+    prefix: t.exposeString("prefix", { description: "Tells keys apart without any of the key: its mode tag and the first 8 hex digits of its SHA-256, e.g. ogk_live_…3fa92c1d" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
   }),

@@ -27,11 +27,20 @@ export function checkClientInput(input: CreateClientInput) {
   return { name, mode: input.mode, scopes: [...new Set(scopes)] as Scope[] };
 }
 
-const newKeyText = (mode: ClientMode) => `ogk_${mode.toLowerCase()}_${randomToken(24)}`;
+const modeTag = (mode: ClientMode) => `ogk_${mode.toLowerCase()}_`;
+const newKeyText = (mode: ClientMode) => `${modeTag(mode)}${randomToken(24)}`;
+
+/**
+ * What tells keys apart in lists (`prefix`): the mode tag and the first 8 hex digits of the key's
+ * SHA-256, none of the key's own characters, so a list shows nothing of the secret. Whoever holds
+ * a key finds its row with `printf %s "$KEY" | sha256sum | cut -c1-8`.
+ */
+export const keyLabel = (mode: ClientMode, hash: string) => `${modeTag(mode)}…${hash.slice(0, 8)}`;
 
 async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode) {
   const apiKey = newKeyText(mode);
-  const row = await tx.apiKey.create({ data: { clientId, hash: sha256(apiKey), prefix: apiKey.slice(0, 16) } });
+  const hash = sha256(apiKey);
+  const row = await tx.apiKey.create({ data: { clientId, hash, prefix: keyLabel(mode, hash) } });
   return { apiKey, keyId: row.id };
 }
 

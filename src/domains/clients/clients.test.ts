@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +12,12 @@ describe("API clients and keys", () => {
   let t: TestApp;
   beforeAll(async () => { t = await startTestApp(); });
   afterAll(() => t?.stop());
+  /** one data migration's SQL run again on rows written as before it */
+  const runMigration = async (suffix: string) => {
+    const migrations = path.resolve(import.meta.dirname, "../../../prisma/migrations");
+    const folder = (await readdir(migrations)).find((name) => name.endsWith(suffix))!;
+    await t.db.$executeRawUnsafe(await readFile(path.join(migrations, folder, "migration.sql"), "utf8"));
+  };
 
   it("creates a client over REST with every scope but admin by default, and shows the key once", async () => {
     const res = await t.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name: "Fintech A", mode: "LIVE" } });
@@ -85,10 +91,24 @@ describe("API clients and keys", () => {
   it("takes admin off every stored client in its migration", async () => {
     const { clientId } = await t.createClient("Old admin");
     await t.db.apiClient.update({ where: { id: clientId }, data: { scopes: ["users:read", "admin"] } });
-    const migrations = path.resolve(import.meta.dirname, "../../../prisma/migrations");
-    const folder = (await readdir(migrations)).find((name) => name.endsWith("_operator_power_not_a_scope"))!;
-    await t.db.$executeRawUnsafe(await readFile(path.join(migrations, folder, "migration.sql"), "utf8"));
+    await runMigration("_operator_power_not_a_scope");
     expect((await t.db.apiClient.findUniqueOrThrow({ where: { id: clientId } })).scopes).toEqual(["users:read"]);
+  });
+
+  it("keeps none of a key's secret in its listed prefix: the mode tag and 8 hex digits of its SHA-256, also for keys stored before", async () => {
+    const { clientId, key } = await t.createClient("Labelled", undefined, "LIVE");
+    const label = `ogk_live_…${createHash("sha256").update(key).digest("hex").slice(0, 8)}`;
+    const row = await t.db.apiKey.findFirstOrThrow({ where: { clientId } });
+    expect(row.prefix).toBe(label);
+    const secret = key.slice("ogk_live_".length);
+    for (let i = 0; i + 4 <= secret.length; i++) expect(row.prefix).not.toContain(secret.slice(i, i + 4));
+    expect((await t.rest("GET", "/v2/users", { key })).status).toBe(200); // found by its hash, as before
+    // a row written before: the key's first 16 characters; its migration rewrites it
+    await t.db.apiKey.update({ where: { id: row.id }, data: { prefix: key.slice(0, 16) } });
+    await runMigration("_api_key_label_without_secret");
+    expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: row.id } })).prefix).toBe(label);
+    const revoked = await t.rest("DELETE", `/admin/keys/${row.id}`, { key: ADMIN_KEY });
+    expect(revoked.body.prefix).toBe(label);
   });
 
   it("rotates a key (the old one stops working) and revokes a key", async () => {
