@@ -13,8 +13,11 @@ import type { Logger } from "./logger.js";
 
 export function createRedis(url: string, logger: Logger) {
   const client = new Redis(url, { maxRetriesPerRequest: 2 });
-  // the subscriber resubscribes its channels on every reconnect: fan-out resumes when Redis returns
-  const subscriber = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true });
+  // the subscriber resubscribes its channels on every reconnect: fan-out resumes when Redis returns.
+  // No ready check: ioredis sends SUBSCRIBE as soon as the socket connects, and its check (INFO), sent
+  // a moment later, then fails in subscriber mode; the connection is dropped and the subscriptions
+  // made at start (key changes, cache clearing) were lost for good.
+  const subscriber = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, enableReadyCheck: false });
   let lastWarning = 0;
   const warn = (error: Error) => {
     if (Date.now() - lastWarning < 10_000) return;
