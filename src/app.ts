@@ -31,6 +31,7 @@ import { createRateLimiter } from "./server/plugins/use-rate-limit.js";
 import { routeLabels } from "./server/plugins/use-request-id.js";
 import { listenForScrapes } from "./server/plugins/use-probes.js";
 import { createRedis } from "./lib/redis.js";
+import { redisPrefix } from "./db/deployment.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
 import { createDelivery } from "./domains/otp/otp.sender.js";
@@ -57,7 +58,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const ruleSets = await loadShippedRuleSets(database.prisma);
   if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
   if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
-  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger, await redisPrefix(config.redisPrefix, database.prisma)) : null;
   const events = createEventBus(redis?.pubsub);
   const table = compileRoutes(schema, routes);
   for (const route of table) {

@@ -12,6 +12,8 @@ export type Config = {
   /** PostgreSQL schema to use (tests run each suite in its own) @default "public" */
   databaseSchema?: string;
   redisUrl?: string;
+  /** REDIS_PREFIX: what every Redis channel and key of this deployment starts with @default "og:<deployment id>:" (src/db/deployment.ts) */
+  redisPrefix?: string;
   adminApiKey?: string;
   /** 32-byte AES key (hex or base64); unset → generated into dataDir (embedded default only) */
   encryptionKey?: string;
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: urlVar(env, "REDIS_URL", ["redis:", "rediss:"]),
+    redisPrefix: prefixVar(env, "REDIS_PREFIX"),
     adminApiKey,
     encryptionKey,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === "test" ? "silent" : "info"),
@@ -183,6 +186,13 @@ function operatorKey(raw: string | undefined) {
   const runs = raw.length - 2;
   const distinctRuns = new Set(Array.from({ length: runs }, (_, i) => raw.slice(i, i + 3))).size;
   if (new Set(raw).size < 8 || distinctRuns < runs * 0.75) throw new ConfigError(`ADMIN_API_KEY repeats a character, word or pattern: it is guessable; ${advice}`);
+  return raw;
+}
+
+function prefixVar(env: NodeJS.ProcessEnv, name: string) {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^[\x21-\x7e]{1,100}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 100 printable ASCII characters without spaces, e.g. "acme-prod:", got "${raw}"`);
   return raw;
 }
 

@@ -11,6 +11,7 @@ import { createDb, isMemoryDir } from "../db/client.js";
 import { createEventBus } from "../domains/events/events.pubsub.js";
 import { createLogger } from "../lib/logger.js";
 import { createRedis } from "../lib/redis.js";
+import { redisPrefix } from "../db/deployment.js";
 import { DomainError } from "../lib/errors.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
@@ -58,7 +59,9 @@ async function runWorker(config: Config): Promise<ControlAnswer> {
 async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
   const db = await createDb(config);
   const logger = createLogger(config.logLevel);
-  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  // the default Redis prefix is read from the database: its table is there before the first command
+  if (config.redisUrl) await db.migrate();
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger, await redisPrefix(config.redisPrefix, db.prisma)) : null;
   const opened: { jobs?: Jobs } = {};
   const openJobs = async () => {
     const jobs = (opened.jobs ??= createJobs(db, logger));
