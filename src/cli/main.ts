@@ -17,6 +17,10 @@ import { importWatchlistFile } from "../domains/checks/screening/watchlist-impor
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
 import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
+import { DataDirInUse } from "../db/data-dir.js";
+
+// what a command writes under DATA_DIR (the embedded database, a watchlist) is the service account's alone
+process.umask(0o077);
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -105,6 +109,7 @@ try {
 } catch (error) {
   if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
   else if (error instanceof ConfigError) console.error(`config: ${error.message}`);
+  else if (error instanceof DataDirInUse) console.error(`data: ${error.message}`);
   else console.error(error);
   process.exit(2);
 }
