@@ -30,7 +30,10 @@ import { createCompiledExecutor } from "./graphql/compiled.js";
 import { createMaskError } from "./graphql/mask-error.js";
 import { createRateLimiter } from "./server/plugins/use-rate-limit.js";
 import { defineIdempotencyPurge } from "./server/plugins/use-idempotency.js";
+import { routeLabels } from "./server/plugins/use-request-id.js";
+import { listenForScrapes } from "./server/plugins/use-probes.js";
 import { createRedis } from "./lib/redis.js";
+import { redisPrefix } from "./db/deployment.js";
 import { createEventBus } from "./domains/events/events.pubsub.js";
 import { loadShippedReferenceData } from "./domains/remittance/remittance.import.js";
 import { createDelivery } from "./domains/otp/otp.sender.js";
@@ -57,9 +60,14 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const ruleSets = await loadShippedRuleSets(database.prisma);
   if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
   if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
-  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger, await redisPrefix(config.redisPrefix, database.prisma)) : null;
   const events = createEventBus(redis?.pubsub);
-  const metrics = createMetrics();
+  const table = compileRoutes(schema, routes);
+  for (const route of table) {
+    const errors = validate(schema, route.operation);
+    if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);
+  }
+  const metrics = createMetrics({ routeOf: routeLabels(table) });
   const jobs = createJobs(database, logger, { maintenanceIntervalSeconds: config.jobsMaintenanceSeconds, cronCheckSeconds: config.cronCheckSeconds });
   bindJobs(database.prisma, jobs);
   const services: Services = {
@@ -87,11 +95,6 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await jobs.start({ work });
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   const demo = await bootstrapDemo(config, database, services);
-  const table = compileRoutes(schema, routes);
-  for (const route of table) {
-    const errors = validate(schema, route.operation);
-    if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not match the schema: ${errors[0].message}`);
-  }
   const sharedCache = createSharedCache(services.events);
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
@@ -126,6 +129,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   };
   let closeWs: (() => Promise<void>) | null = null;
   let closeControl: (() => Promise<void>) | null = null;
+  let closeScrapes: (() => Promise<void>) | null = null;
   return {
     config, services, database, yoga, demo, redis, metrics, live,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
@@ -133,6 +137,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       server = createServer(handler);
       closeWs = attachWebSocket(server, { yoga, services, rateLimiter, live, maxPayload: config.maxBodyBytes, maskError, trustProxy: config.trustProxy });
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
+      if (config.metricsPort !== undefined) closeScrapes = await listenForScrapes(metrics, config.metricsPort, host);
       // the embedded database is this process's alone: the CLI hands its commands to it
       // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
       // path too long for one) the service still runs; the CLI then needs it stopped, as before.
@@ -145,6 +150,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     /** Stop accepting, let in-flight requests finish, close sockets, then the database. */
     async stop() {
       await closeControl?.();
+      await closeScrapes?.();
       if (server) {
         // Requests a client sent before the signal may still sit unread in socket buffers (the event loop
         // was busy, e.g. in the embedded database): server.close() would count those connections idle and

@@ -12,6 +12,8 @@ export type Config = {
   /** PostgreSQL schema to use (tests run each suite in its own) @default "public" */
   databaseSchema?: string;
   redisUrl?: string;
+  /** REDIS_PREFIX: what every Redis channel and key of this deployment starts with @default "og:<deployment id>:" (src/db/deployment.ts) */
+  redisPrefix?: string;
   adminApiKey?: string;
   /** 32-byte AES key (hex or base64); unset → generated into dataDir (embedded default only) */
   encryptionKey?: string;
@@ -60,6 +62,10 @@ export type Config = {
   checkJobExpireSeconds: number;
   /** how often the job engine looks for expired jobs (JOBS_MAINTENANCE_SECONDS) @default 120 */
   jobsMaintenanceSeconds: number;
+  /** METRICS_PORT: /metrics is served on this port alone (not on PORT), to anyone who reaches it */
+  metricsPort?: number;
+  /** /metrics on PORT answers without a key; in production (NODE_ENV=production) only the operator key reads it */
+  metricsPublic: boolean;
   /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
   lanes: boolean;
   /** requests per minute of the operator key (ADMIN_API_KEY), in a budget of its own; 0 turns it off @default 600 */
@@ -131,8 +137,7 @@ function scheduleVar(env: NodeJS.ProcessEnv, name: string, fallbackMs: readonly 
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === "production";
-  const adminApiKey = env.ADMIN_API_KEY || undefined;
-  if (adminApiKey && adminApiKey.length < 24) throw new ConfigError("ADMIN_API_KEY must be at least 24 characters");
+  const adminApiKey = operatorKey(env.ADMIN_API_KEY);
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
   if (encryptionKey && decodeKey(encryptionKey) === null) throw new ConfigError("ENCRYPTION_KEY must be 32 bytes as hex (64 chars) or base64");
   const databaseUrl = urlVar(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
@@ -153,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: urlVar(env, "REDIS_URL", ["redis:", "rediss:"]),
+    redisPrefix: prefixVar(env, "REDIS_PREFIX"),
     adminApiKey,
     encryptionKey,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === "test" ? "silent" : "info"),
@@ -185,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unauthenticatedRateLimitPerMinute: intVar(env, "UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE", 60, 0),
     corsOrigins: originsVar(env, "CORS_ORIGINS", production ? [] : "*"),
     trustProxy: intVar(env, "TRUST_PROXY", 0, 0, 10),
+    metricsPort: env.METRICS_PORT ? intVar(env, "METRICS_PORT", 0, 1, 65535) : undefined,
+    metricsPublic: !production,
   };
 }
 
@@ -201,6 +209,30 @@ function originsVar(env: NodeJS.ProcessEnv, name: string, fallback: "*" | string
       throw new ConfigError(`${name} must be "*", "none" or comma-separated origins such as "https://app.example.com" (scheme, host and port only), got "${origin}"`);
   }
   return origins;
+}
+
+/**
+ * ADMIN_API_KEY opens every tenant's data: at least 32 printable characters, and not a character,
+ * word or pattern repeated (at least 8 distinct characters, three quarters of its three-character
+ * runs distinct). Random hex or base64 passes: `openssl rand -hex 24`.
+ */
+function operatorKey(raw: string | undefined) {
+  if (!raw) return undefined;
+  const advice = "use random text, e.g. openssl rand -hex 24";
+  if (raw.length < 32) throw new ConfigError(`ADMIN_API_KEY must be at least 32 characters; ${advice}`);
+  // a space or control character could not be sent back as "Authorization: Bearer <key>"
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(`ADMIN_API_KEY must be printable ASCII without spaces; ${advice}`);
+  const runs = raw.length - 2;
+  const distinctRuns = new Set(Array.from({ length: runs }, (_, i) => raw.slice(i, i + 3))).size;
+  if (new Set(raw).size < 8 || distinctRuns < runs * 0.75) throw new ConfigError(`ADMIN_API_KEY repeats a character, word or pattern: it is guessable; ${advice}`);
+  return raw;
+}
+
+function prefixVar(env: NodeJS.ProcessEnv, name: string) {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^[\x21-\x7e]{1,100}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 100 printable ASCII characters without spaces, e.g. "acme-prod:", got "${raw}"`);
+  return raw;
 }
 
 /** A five-field cron expression (UTC), or null for "off". */

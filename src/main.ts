@@ -3,6 +3,10 @@ import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { isMemoryDir } from "./db/client.js";
 import { migrateBeforeStart } from "./db/migrations.js";
+import { DataDirInUse } from "./db/data-dir.js";
+
+// every file this process makes (PGlite's tables and WAL, keys, documents) is its account's alone
+process.umask(0o077);
 
 /** resident set size in MiB, logged at each step of the start: what the process holds and since when */
 const rssMiB = () => Math.round(process.memoryUsage.rss() / 2 ** 20);
@@ -16,9 +20,17 @@ try { config = loadConfig(); } catch (error) {
 const started = performance.now();
 // the schema engine runs in a child process, so its WebAssembly never stays in this one; an
 // in-memory database lives only here, and is migrated by buildApp (the engine then stays: tests, demos)
-const migrated = await migrateBeforeStart(config);
-memory.migrated = rssMiB();
-const app = await buildApp(config);
+const { migrated, app } = await (async () => {
+  try {
+    const migrated = await migrateBeforeStart(config);
+    memory.migrated = rssMiB();
+    return { migrated, app: await buildApp(config) };
+  } catch (error) {
+    // another process serves this DATA_DIR: one line, as for a bad setting
+    if (error instanceof DataDirInUse) { console.error(`data: ${error.message}`); process.exit(1); }
+    throw error;
+  }
+})();
 memory.built = rssMiB();
 const port = await app.start();
 const log = app.services.logger;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,9 +34,27 @@ describe("npm start", () => {
 
   it("serves /healthz and GraphQL on a fresh DATA_DIR, prints the demo key, and keeps data across a restart", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "og-start-"));
+    // as an earlier version left it: DATA_DIR and a file in it readable by everyone
+    await chmod(dataDir, 0o755);
+    await writeFile(path.join(dataDir, "left-before.txt"), "x", { mode: 0o644 });
     const first = await start(dataDir);
     children.push(first.child);
     const base = `http://127.0.0.1:${first.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    // personal data lies in PGlite's files (tables, WAL): nothing under DATA_DIR is readable by other accounts
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    const open = [];
+    for (const entry of await readdir(dataDir, { recursive: true })) {
+      const mode = (await stat(path.join(dataDir, entry)).catch(() => null))?.mode ?? 0; // a file PGlite removed meanwhile
+      if (mode & 0o077) open.push(`${entry} ${(mode & 0o777).toString(8)}`);
+    }
+    expect(open).toEqual([]);
+    // a second server on the same DATA_DIR stops at once, with one line
+    const refused = spawn(process.execPath, ["dist/src/main.js"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development" } });
+    let refusal = "";
+    refused.stderr!.on("data", (chunk) => { refusal += chunk; });
+    expect(await new Promise((resolve) => refused.once("close", resolve))).toBe(1);
+    expect(refusal.trim()).toMatch(/^data: DATA_DIR \S+ is in use by process \d+: [^\n]+$/);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const bootstrap = JSON.parse(await readFile(path.join(dataDir, "bootstrap.json"), "utf8"));
     expect((await stat(path.join(dataDir, "bootstrap.json"))).mode & 0o777).toBe(0o600);

@@ -11,11 +11,16 @@ import { createDb, isMemoryDir } from "../db/client.js";
 import { createEventBus } from "../domains/events/events.pubsub.js";
 import { createLogger } from "../lib/logger.js";
 import { createRedis } from "../lib/redis.js";
+import { redisPrefix } from "../db/deployment.js";
 import { DomainError } from "../lib/errors.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
 import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
+import { DataDirInUse } from "../db/data-dir.js";
+
+// what a command writes under DATA_DIR (the embedded database, a watchlist) is the service account's alone
+process.umask(0o077);
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -58,7 +63,9 @@ async function runWorker(config: Config): Promise<ControlAnswer> {
 async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
   const db = await createDb(config);
   const logger = createLogger(config.logLevel);
-  const redis = config.redisUrl ? createRedis(config.redisUrl, logger) : null;
+  // the default Redis prefix is read from the database: its table is there before the first command
+  if (config.redisUrl) await db.migrate();
+  const redis = config.redisUrl ? createRedis(config.redisUrl, logger, await redisPrefix(config.redisPrefix, db.prisma)) : null;
   const opened: { jobs?: Jobs } = {};
   const openJobs = async () => {
     const jobs = (opened.jobs ??= createJobs(db, logger));
@@ -102,6 +109,7 @@ try {
 } catch (error) {
   if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
   else if (error instanceof ConfigError) console.error(`config: ${error.message}`);
+  else if (error instanceof DataDirInUse) console.error(`data: ${error.message}`);
   else console.error(error);
   process.exit(2);
 }

@@ -2,7 +2,6 @@
  * The database: embedded PGlite under DATA_DIR by default, a PostgreSQL server through
  * @prisma/adapter-pg when DATABASE_URL is set. Same schema, same migrations, chosen once at start.
  */
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -13,6 +12,7 @@ import { PrismaClient } from "../../generated/prisma/client.js";
 import { migrationsUpToDate } from "./migrations.js";
 import { applyMigrations } from "./schema-engine.js";
 import { batchReadsOf, type RawRows } from "./batched-reads.js";
+import { lockDataDir, ownerOnly, secureDataDir } from "./data-dir.js";
 
 export type Db = PrismaClient;
 
@@ -97,7 +97,11 @@ export function watchedClient(): typeof pg.Client {
 type Internals = { connection: { on(event: string, fn: () => void): void; stream?: { destroy(): void } }; _activeQuery: unknown; _queryQueue: unknown[]; _sentQueryQueue?: unknown[] };
 const busy = (c: Internals) => Boolean(c._activeQuery) || c._queryQueue.length > 0 || (c._sentQueryQueue?.length ?? 0) > 0;
 
-export type DbOptions = { databaseUrl?: string; databaseSchema?: string; dataDir: string };
+export type DbOptions = {
+  databaseUrl?: string; databaseSchema?: string; dataDir: string;
+  /** the embedded database's lock is held by the process that forked this one to migrate for it (migrations.ts) */
+  parentHoldsDataDir?: boolean;
+};
 
 /** `DATA_DIR=memory://` keeps the embedded database in memory: nothing is written to disk. */
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
@@ -136,8 +140,8 @@ async function openDriver(options: DbOptions): Promise<{
     const pool = guardedPool(pgConfig);
     return { factory: new PrismaPg(pool, { ...{}, ...(schema ? { schema } : {}), disposeExternalPool: true }), pool, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
-  const pglite = await openPGlite(options.dataDir);
-  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: () => pglite.close() };
+  const { pglite, release } = await openPGlite(options.dataDir);
+  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: async () => { await pglite.close(); await release(); } };
 }
 
 export function pgConfigOf(url: string, schema?: string) {
@@ -162,18 +166,38 @@ export function guardedPool(config: pg.PoolConfig) {
 const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
   new PrismaPg(guardedPool({ ...{}, ...pgConfigOf(databaseUrl!, schema), Client: pg.Client }), { ...{}, ...(schema ? { schema } : {}), disposeExternalPool: true });
 
-/** an embedded database opened to check its migrations (migrations.ts), taken by the next createDb on that DATA_DIR rather than opened twice */
-const handedOver = new Map<string, PGlite>();
-export const handOver = (dataDir: string, pglite: PGlite) => handedOver.set(dataDir, pglite);
+/**
+ * DATA_DIR's lock, and the embedded database if it was opened to check its migrations
+ * (migrations.ts), taken before the app: the next createDb on that DATA_DIR takes them over rather
+ * than locking and opening twice.
+ */
+type Held = { pglite: PGlite | null; release: () => Promise<void> };
+const handedOver = new Map<string, Held>();
+export const handOver = (dataDir: string, held: Held) => handedOver.set(dataDir, held);
 
-export async function openPGlite(dataDir: string) {
-  const open = handedOver.get(dataDir);
+/** DATA_DIR made the service account's alone and locked for this process (data-dir.ts); resolves to the lock's release. */
+export async function claimDataDir(dataDir: string) {
+  await secureDataDir(dataDir);
+  return lockDataDir(dataDir);
+}
+
+/** The embedded database under its DATA_DIR's lock (taken here unless handed over), and the lock's release. */
+export async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+  const given = handedOver.get(dataDir);
   handedOver.delete(dataDir);
-  if (open) return open;
+  const release = given?.release ?? (isMemoryDir(dataDir) ? async () => {} : await claimDataDir(dataDir));
+  try { return { pglite: given?.pglite ?? await openEmbedded(dataDir), release }; } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** PGlite in memory or under DATA_DIR, its lock already taken. */
+export async function openEmbedded(dataDir: string) {
   const memory = isMemoryDir(dataDir);
-  if (!memory) await mkdir(dataDir, { recursive: true });
   const pglite = new PGlite(memory ? undefined : path.join(dataDir, "pglite"));
   await pglite.waitReady;
+  if (!memory) await ownerOnly(path.join(dataDir, "pglite"));
   return pglite;
 }
 
@@ -183,7 +207,12 @@ export async function openMigrationTarget(options: DbOptions): Promise<{ factory
     if (options.databaseSchema) await ensureSchema(options.databaseUrl, options.databaseSchema);
     return { factory: migrationAdapter(options), close: async () => {} };
   }
-  const pglite = await openPGlite(options.dataDir);
+  if (!options.parentHoldsDataDir) {
+    const { pglite, release } = await openPGlite(options.dataDir);
+    return { factory: new PrismaPGlite(pglite), close: async () => { await pglite.close(); await release(); } };
+  }
+  await lockDataDir(options.dataDir, { parentHolds: true });
+  const pglite = await openEmbedded(options.dataDir);
   return { factory: new PrismaPGlite(pglite), close: () => pglite.close() };
 }
 

@@ -11,7 +11,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { handOver, isMemoryDir, openPGlite, pgConfigOf, type DbOptions } from "./client.js";
+import { claimDataDir, handOver, isMemoryDir, openEmbedded, pgConfigOf, type DbOptions } from "./client.js";
 import { PRISMA_DIR } from "./schema-engine.js";
 
 type Row = Record<string, unknown>;
@@ -49,12 +49,21 @@ export async function migrateBeforeStart(options: DbOptions): Promise<string[]> 
     return migrateInChild(options);
   }
   if (isMemoryDir(options.dataDir)) return [];
-  if (existsSync(path.join(options.dataDir, "pglite"))) {
-    const pglite = await openPGlite(options.dataDir);
-    if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) { handOver(options.dataDir, pglite); return []; }
-    await pglite.close(); // PGlite is one process: the child opens it next
+  // DATA_DIR is this process's from here until it stops: the check, the child's migration and the app run under one lock
+  const release = await claimDataDir(options.dataDir);
+  try {
+    if (existsSync(path.join(options.dataDir, "pglite"))) {
+      const pglite = await openEmbedded(options.dataDir);
+      if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) { handOver(options.dataDir, { pglite, release }); return []; }
+      await pglite.close(); // PGlite is one process: the child opens it next
+    }
+    const applied = await migrateInChild({ ...{}, ...options, parentHoldsDataDir: true });
+    handOver(options.dataDir, { pglite: null, release });
+    return applied;
+  } catch (error) {
+    await release();
+    throw error;
   }
-  return migrateInChild(options);
 }
 
 /** Runs migrate-child.ts with `options` (sent over IPC: a URL with a password stays out of `ps`); resolves to the applied names. */
@@ -65,7 +74,7 @@ export function migrateInChild(options: DbOptions): Promise<string[]> {
     execArgv: ext === ".ts" ? ["--import", "tsx"] : [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  child.send({ databaseUrl: options.databaseUrl, databaseSchema: options.databaseSchema, dataDir: options.dataDir });
+  child.send({ databaseUrl: options.databaseUrl, databaseSchema: options.databaseSchema, dataDir: options.dataDir, parentHoldsDataDir: options.parentHoldsDataDir });
   return new Promise((resolve, reject) => {
     let answer: { applied?: string[]; error?: string } | undefined;
     child.on("message", (message) => { answer = message as typeof answer; });

@@ -6,7 +6,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError } from "graphql";
 import type PrismaTypes from "../../generated/prisma/pothos-types.js";
 import { getDatamodel } from "../../generated/prisma/pothos-types.js";
-import type { RequestContext } from "../context.js";
+import { permits, refusalOf, type RequestContext } from "../context.js";
 import { DomainError } from "../lib/errors.js";
 
 export const builder = new SchemaBuilder<{
@@ -34,9 +34,9 @@ export const builder = new SchemaBuilder<{
   },
   relay: { clientMutationId: "omit", cursorType: "String", nodeQueryOptions: false, nodesQueryOptions: false },
   scopeAuth: {
-    authScopes: (ctx) => ({ scope: (scope: string) => ctx.principal.scopes.has(scope) }),
+    authScopes: (ctx) => ({ scope: (scope: string) => permits(ctx.principal, scope) }),
     unauthorizedError: (_parent, _ctx, info) =>
-      new DomainError("FORBIDDEN", `The API key lacks the scope ${scopeOf(info.parentType.getFields()[info.fieldName]?.extensions)} needed for ${info.fieldName}.`),
+      new DomainError("FORBIDDEN", refusalOf(scopeOf(info.parentType.getFields()[info.fieldName]?.extensions), info.fieldName)),
   },
 });
 

@@ -9,7 +9,14 @@ export type BacklogSources = {
   outbox: () => Promise<{ unpublished: number; oldestSeconds: number }>;
 };
 
-export function createMetrics() {
+/** Methods named in labels; any other a caller sends is counted as "other". */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * `routeOf`: the label of a request no route answered (a 401, a 404), from a fixed set: a label
+ * made from the caller's path would grow the registry with every path a caller makes up.
+ */
+export function createMetrics({ routeOf }: { routeOf: (pathname: string) => string }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: "http_requests_total", help: "HTTP requests", labelNames: ["method", "route", "status"], registers: [registry] });
@@ -51,9 +58,12 @@ export function createMetrics() {
     countLane(lane: "rest" | "graphql") { lanes.inc({ lane }); },
     /** one webhook delivery attempt ended with this outcome (SUCCEEDED, HTTP_ERROR, TIMEOUT, …) */
     webhookDelivery(outcome: string) { webhookDeliveries.inc({ outcome }); },
+    /** the label of a path no route answered */
+    routeOf,
     observe(method: string, route: string, status: number, seconds: number) {
-      requests.inc({ method, route, status });
-      duration.observe({ method, route }, seconds);
+      const known = METHODS.has(method) ? method : "other";
+      requests.inc({ method: known, route, status });
+      duration.observe({ method: known, route }, seconds);
     },
   };
 }

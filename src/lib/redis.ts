@@ -6,15 +6,21 @@
  * An event is delivered to this instance's own subscribers directly, not through Redis, so they keep
  * hearing this instance's changes while Redis is away; what comes back through Redis from this
  * instance is dropped as already delivered (each message is framed with its instance's id).
+ * Every channel and key carries `prefix` (REDIS_PREFIX, by default the deployment's id): two
+ * deployments on one Redis neither hear each other's events nor share rate-limit counters.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.js";
 
-export function createRedis(url: string, logger: Logger) {
-  const client = new Redis(url, { maxRetriesPerRequest: 2 });
-  // the subscriber resubscribes its channels on every reconnect: fan-out resumes when Redis returns
-  const subscriber = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true });
+export function createRedis(url: string, logger: Logger, prefix: string) {
+  // ioredis prefixes the keys of commands (the rate limit's counters), never pub/sub channels: those are prefixed below
+  const client = new Redis(url, { maxRetriesPerRequest: 2, keyPrefix: prefix });
+  // the subscriber resubscribes its channels on every reconnect: fan-out resumes when Redis returns.
+  // No ready check: ioredis sends SUBSCRIBE as soon as the socket connects, and its check (INFO), sent
+  // a moment later, then fails in subscriber mode; the connection is dropped and the subscriptions
+  // made at start (key changes, cache clearing) were lost for good.
+  const subscriber = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, enableReadyCheck: false });
   let lastWarning = 0;
   const warn = (error: Error) => {
     if (Date.now() - lastWarning < 10_000) return;
@@ -27,7 +33,9 @@ export function createRedis(url: string, logger: Logger) {
   const origin = randomBytes(8).toString("hex");
   const listeners = new Set<(channel: string, message: string) => void>();
   const deliver = (channel: string, message: string) => { for (const listener of listeners) listener(channel, message); };
-  subscriber.on("message", (channel: string, framed: string) => {
+  subscriber.on("message", (prefixed: string, framed: string) => {
+    if (!prefixed.startsWith(prefix)) return;
+    const channel = prefixed.slice(prefix.length);
     const from = framed.length > ORIGIN_LENGTH && framed[ORIGIN_LENGTH] === "|" ? framed.slice(0, ORIGIN_LENGTH) : null;
     if (from === origin) return;
     deliver(channel, from ? framed.slice(ORIGIN_LENGTH + 1) : framed);
@@ -39,13 +47,13 @@ export function createRedis(url: string, logger: Logger) {
       publish: {
         publish: (channel: string, message: string) => {
           deliver(channel, message);
-          quiet(client.publish(channel, `${origin}|${message}`));
+          quiet(client.publish(prefix + channel, `${origin}|${message}`));
         },
       },
       subscribe: {
         on: (_event: "message", listener: (channel: string, message: string) => void) => { listeners.add(listener); },
-        subscribe: (topic: string) => quiet(subscriber.subscribe(topic)),
-        unsubscribe: (topic: string) => quiet(subscriber.unsubscribe(topic)),
+        subscribe: (topic: string) => quiet(subscriber.subscribe(prefix + topic)),
+        unsubscribe: (topic: string) => quiet(subscriber.unsubscribe(prefix + topic)),
       },
     },
     /**

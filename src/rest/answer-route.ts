@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ExecutionResult, GraphQLSchema } from "graphql";
-import type { Principal } from "../context.js";
+import { permits, refusalOf, type Principal } from "../context.js";
 import { DomainError } from "../lib/errors.js";
 import type { HeaderSource } from "../server/request-state.js";
 import { deprecationHeaders, type LegacyPolicy } from "./deprecation.js";
@@ -52,12 +52,12 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
       if (route.successor && legacy && !legacy.enabled)
         return problemReply({ code: "V1_GONE", detail: `v1 is turned off; use ${route.successor} (see /openapi.json).` }, requestId);
       // the key's scope is settled before its input is read: a key that may not call a route learns nothing of its shape
-      if (principal && !principal.scopes.has(route.scope))
-        return problemReply({ code: "FORBIDDEN", detail: `The API key lacks the scope ${route.scope} needed for ${route.method} ${route.path}.` }, requestId);
+      if (principal && !permits(principal, route.scope))
+        return problemReply({ code: "FORBIDDEN", detail: refusalOf(route.scope, `${route.method} ${route.path}`) }, requestId);
       if (!acceptsJson(call.headers.get("accept")))
         return problemReply({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, requestId);
       // a shared answer is served only to a key holding the route's scope, as execution would check
-      const cacheKey = route.sharedCacheMs && principal?.scopes.has(route.scope) ? `${call.pathname}${call.search}` : null;
+      const cacheKey = route.sharedCacheMs && principal && permits(principal, route.scope) ? `${call.pathname}${call.search}` : null;
       const answer = () => run(known, maxBodyBytes, route, match.params, call, execute);
       const reply = cacheKey ? cache.get(cacheKey) ?? await cache.fill(cacheKey, route.sharedCacheMs!, answer) : await answer();
       return conditional(reply, call);

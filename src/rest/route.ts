@@ -24,7 +24,7 @@ export type Route = {
   /** OpenAPI-style template, e.g. /v2/users/{user_id} */
   path: string;
   summary: string;
-  /** the scope the operation checks (documentation; GraphQL enforces it) */
+  /** the scope the operation checks, or OPERATOR_ONLY (context.ts `permits`: REST before reading the input, GraphQL again) */
   scope: string;
   /** GraphQL document (one operation), written in camelCase; REST snake_case aliases are added */
   operation: DocumentNode;

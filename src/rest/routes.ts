@@ -43,12 +43,20 @@ export function compileRoutes(schema: GraphQLSchema, list: Route[] = routes) {
 
 export type Match = { route: CompiledRoute; params: Record<string, string> } | { allow: Method[] } | null;
 
+/** The routes of the most literal template matching the path (one per method), or none. */
+function mostLiteral(table: CompiledRoute[], pathname: string) {
+  const candidates = table.filter((r) => r.pattern.test(pathname));
+  const best = Math.max(...candidates.map((r) => r.literalSegments));
+  return candidates.filter((r) => r.literalSegments === best);
+}
+
+/** The template of the route the path names, whatever the method: a bounded name for a path (metrics). */
+export const templateOf = (table: CompiledRoute[], pathname: string): string | null => mostLiteral(table, pathname)[0]?.path ?? null;
+
 /** The most literal template matching the path wins; its methods decide between a match and 405. */
 export function matchRoute(table: CompiledRoute[], method: string, pathname: string): Match {
-  const candidates = table.filter((r) => r.pattern.test(pathname));
-  if (!candidates.length) return null;
-  const best = Math.max(...candidates.map((r) => r.literalSegments));
-  const top = candidates.filter((r) => r.literalSegments === best);
+  const top = mostLiteral(table, pathname);
+  if (!top.length) return null;
   const route = top.find((r) => r.method === method) ?? (method === "HEAD" ? top.find((r) => r.method === "GET") : undefined);
   if (!route) return { allow: [...new Set(top.map((r) => r.method))] };
   const values = route.pattern.exec(pathname)!.slice(1);

@@ -60,7 +60,7 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     // before any plugin can read a body: each reader after it gets at most the limit
     useBodyLimit(config.maxBodyBytes, table),
     // probes and the API description answer before authentication: load balancers hold no key
-    useProbes({ checks: readiness, metrics }),
+    useProbes({ checks: readiness, metrics, scrape: { auth: services.auth, open: config.metricsPublic, ownPort: config.metricsPort !== undefined } }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
     useApiDocs(),

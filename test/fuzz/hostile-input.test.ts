@@ -12,6 +12,7 @@ import {
   type GraphQLInputObjectType, type GraphQLInputType,
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATOR_ONLY } from "../../src/context.js";
 import { schema } from "../../src/graphql/schema.js";
 import { toSnake } from "../../src/lib/case.js";
 import { compileRoutes, type CompiledRoute } from "../../src/rest/routes.js";
@@ -90,7 +91,7 @@ function requestFor(ids: string[]): fc.Arbitrary<Sent & { admin: boolean }> {
     path: fc.array(pathValue(ids), { minLength: 4, maxLength: 4 }).map((vals) => { let i = 0; return route.path.replace(/\{\w+\}/g, () => vals[i++]); }),
     query: queryFor(route),
     payload: route.method === "POST" || route.method === "PUT" ? bodyFor(route) : fc.constant({}),
-  }).map(({ path, query, payload }) => ({ method: route.method, path: query ? `${path}?${query}` : path, admin: route.scope === "admin", ...payload })));
+  }).map(({ path, query, payload }) => ({ method: route.method, path: query ? `${path}?${query}` : path, admin: route.scope === OPERATOR_ONLY, ...payload })));
 }
 
 /** Each GraphQL mutation with a generated `input`, and documents that do not parse or validate. */

@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { buildApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 
-export const ADMIN_KEY = "test-admin-key-0123456789abcdef";
+export const ADMIN_KEY = "test-operator-key-0123456789abcdefghij";
 /** A 1×1 PNG, base64: the smallest identity-document upload the documents routes accept. */
 export const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
 /** Every suite runs on PGlite; with DATABASE_URL set (CI) the same suite runs on PostgreSQL too. */

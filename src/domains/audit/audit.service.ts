@@ -11,7 +11,7 @@ export type Actor = { principal: Principal; requestId?: string };
 const rowOf = (actor: Actor, entry: AuditInput) => ({
   ...{}, ...freshRow(),
   clientId: actor.principal.clientId,
-  actor: actor.principal.keyId === "admin" ? "operator" : `key:${actor.principal.keyId}`,
+  actor: actor.principal.kind === "operator" ? "operator" : `key:${actor.principal.keyId}`,
   action: entry.action,
   targetType: entry.targetType,
   targetId: entry.targetId,

@@ -1,4 +1,5 @@
 /** REST entries for check runs and verification: GET /v2/users/{user_id}/checks, POST /v2/users/verify. */
+import { OPERATOR_ONLY } from "../../context.js";
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
 export const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger decidedBy result { score reasons matches provider } createdAt completedAt";
@@ -22,7 +23,7 @@ export const checksRoutes: Route[] = [
     variables: (req) => ({ input: bodyInput(req, { userId: req.params.user_id }) }), field: "createCheck",
   },
   {
-    method: "POST", path: "/v2/checks/{check_id}/result", summary: "Record a person's or an upstream provider's result for a check (admin): moves the user's status, kyc_status, risk_level and risk_score, and stands against later automatic runs", scope: "admin",
+    method: "POST", path: "/v2/checks/{check_id}/result", summary: "Record a person's or an upstream provider's result for a check (operator key): moves the user's status, kyc_status, risk_level and risk_score, and stands against later automatic runs", scope: OPERATOR_ONLY,
     operation: restOperation(`mutation RecordCheckResult($input: RecordCheckResultInput!) { recordCheckResult(input: $input) { ${CHECK_REST_FIELDS} } }`),
     variables: (req) => ({ input: bodyInput(req, { checkId: req.params.check_id }) }), field: "recordCheckResult",
   },

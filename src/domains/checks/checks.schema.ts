@@ -7,7 +7,7 @@ import { User, UserStatusEnum } from "../users/users.schema.js";
 import { findChecks, recordCheckResult, requestCheck, submitVerification } from "./checks.service.js";
 import { filter, map, pipe, Repeater } from "graphql-yoga";
 import type { CheckRun as CheckRunModel } from "../../../generated/prisma/client.js";
-import { tenantOf } from "../../context.js";
+import { OPERATOR_ONLY, tenantOf } from "../../context.js";
 import { getUser } from "../users/users.service.js";
 import type { CheckEvent } from "../events/events.pubsub.js";
 import { ASSESSED_CHECKS, assessByType, CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
@@ -124,8 +124,8 @@ const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
 });
 
 builder.mutationField("recordCheckResult", (t) => t.field({
-  type: CheckRun, authScopes: { scope: "admin" },
-  description: "A person's or an upstream provider's result for a check (admin): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
+  type: CheckRun, authScopes: { scope: OPERATOR_ONLY },
+  description: "A person's or an upstream provider's result for a check (operator key): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
   args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
   resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...{}, ...input, checkId: String(input.checkId) }),
 }));

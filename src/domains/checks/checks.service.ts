@@ -66,7 +66,7 @@ export type PostedDecider = "OPERATOR" | "PROVIDER";
 const required = (field: string) => ({ field, code: "required", message: `${field} is required.` });
 
 /**
- * A person's or an upstream provider's result (SPEC 7, admin scope): replaces whatever the run
+ * A person's or an upstream provider's result (SPEC 7, the operator key): replaces whatever the run
  * holds, in any state, and settles the user. It stands: later automatic runs may raise the user's
  * risk, never lower what it set, until a person (or, for a provider's, that provider) posts again.
  * The run is looked up before the body is judged: an unknown id, or another client's, is 404.

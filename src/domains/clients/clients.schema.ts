@@ -1,4 +1,5 @@
-/** GraphQL for API clients: operator-only (`admin` scope). */
+/** GraphQL for API clients: the operator key's alone. */
+import { OPERATOR_ONLY } from "../../context.js";
 import { builder } from "../../graphql/builder.js";
 import { announceKeyChange, createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
 
@@ -18,7 +19,7 @@ builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
     clientId: t.exposeID("clientId"),
-    prefix: t.exposeString("prefix", { description: "The first characters of the key, to tell keys apart" }),
+    prefix: t.exposeString("prefix", { description: "Tells keys apart without any of the key: its mode tag and the first 8 hex digits of its SHA-256, e.g. ogk_live_…3fa92c1d" }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
   }),
@@ -40,7 +41,7 @@ const CreateApiClientInput = builder.inputType("CreateApiClientInput", {
   fields: (t) => ({
     name: t.string({ required: true }),
     mode: t.field({ type: ClientMode, required: true }),
-    scopes: t.stringList({ description: "Left out: every scope but admin" }),
+    scopes: t.stringList({ description: "Left out: every client scope (operator power is never one)" }),
   }),
 });
 const RotateApiKeyInput = builder.inputType("RotateApiKeyInput", { fields: (t) => ({ clientId: t.id({ required: true }) }) });
@@ -48,21 +49,21 @@ const RevokeApiKeyInput = builder.inputType("RevokeApiKeyInput", { fields: (t) =
 
 builder.mutationFields((t) => ({
   createApiClient: t.field({
-    type: IssuedKey, authScopes: { scope: "admin" },
+    type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
     resolve: (_root, { input }, ctx) => createApiClient(ctx.db, ctx, input),
   }),
   rotateApiKey: t.field({
-    type: IssuedKey, authScopes: { scope: "admin" },
+    type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RotateApiKeyInput, required: true }) },
     resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.db, ctx, String(input.clientId)); announceKeyChange(ctx, r.client.id); return r; },
   }),
   revokeApiKey: t.prismaField({
-    type: "ApiKey", authScopes: { scope: "admin" },
+    type: "ApiKey", authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
     resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.db, ctx, String(input.keyId)); announceKeyChange(ctx, r.clientId); return r; },
   }),
 }));
 
 builder.queryField("apiClients", (t) =>
-  t.prismaField({ type: [ApiClient], authScopes: { scope: "admin" }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...{}, ...query, orderBy: { createdAt: "asc" } }) }));
+  t.prismaField({ type: [ApiClient], authScopes: { scope: OPERATOR_ONLY }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...{}, ...query, orderBy: { createdAt: "asc" } }) }));

@@ -1,6 +1,6 @@
 /** API clients (tenants) and their keys: keys are shown once, stored as SHA-256, rotated and revoked. */
 import type { Principal, Scope } from "../../context.js";
-import { ALL_SCOPES, DEFAULT_CLIENT_SCOPES, OPERATOR } from "../../context.js";
+import { CLIENT_SCOPES, OPERATOR, OPERATOR_ONLY } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
@@ -13,19 +13,34 @@ import { createTtlCache } from "../../lib/ttl-cache.js";
 export type ClientMode = "SANDBOX" | "LIVE";
 export type CreateClientInput = { name: string; mode: ClientMode; scopes?: string[] | null };
 
+/** Names of operator power a caller may try to give a client: refused by name, not as unknown. */
+const OPERATOR_SCOPES = new Set(["admin", OPERATOR_ONLY]);
+
 export function checkClientInput(input: CreateClientInput) {
   const name = input.name?.trim();
   if (!name || name.length > 200) throw invalid([{ field: "name", code: "invalid", message: "name must be 1 to 200 characters." }]);
-  const unknown = (input.scopes ?? []).filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw invalid([{ field: "scopes", code: "invalid", message: `Unknown scopes: ${unknown.join(", ")}. Known: ${ALL_SCOPES.join(" ")}.` }]);
-  return { name, mode: input.mode, scopes: [...new Set(input.scopes ?? DEFAULT_CLIENT_SCOPES)] as Scope[] };
+  const scopes = input.scopes ?? CLIENT_SCOPES;
+  if (scopes.some((s) => OPERATOR_SCOPES.has(s)))
+    throw invalid([{ field: "scopes", code: "invalid", message: "admin is no scope a client can hold: operator power belongs to the operator key alone." }]);
+  const unknown = scopes.filter((s) => !(CLIENT_SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw invalid([{ field: "scopes", code: "invalid", message: `Unknown scopes: ${unknown.join(", ")}. Known: ${CLIENT_SCOPES.join(" ")}.` }]);
+  return { name, mode: input.mode, scopes: [...new Set(scopes)] as Scope[] };
 }
 
-const newKeyText = (mode: ClientMode) => `ogk_${mode.toLowerCase()}_${randomToken(24)}`;
+const modeTag = (mode: ClientMode) => `ogk_${mode.toLowerCase()}_`;
+const newKeyText = (mode: ClientMode) => `${modeTag(mode)}${randomToken(24)}`;
+
+/**
+ * What tells keys apart in lists (`prefix`): the mode tag and the first 8 hex digits of the key's
+ * SHA-256, none of the key's own characters, so a list shows nothing of the secret. Whoever holds
+ * a key finds its row with `printf %s "$KEY" | sha256sum | cut -c1-8`.
+ */
+export const keyLabel = (mode: ClientMode, hash: string) => `${modeTag(mode)}…${hash.slice(0, 8)}`;
 
 async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode) {
   const apiKey = newKeyText(mode);
-  const row = await tx.apiKey.create({ data: { clientId, hash: sha256(apiKey), prefix: apiKey.slice(0, 16) } });
+  const hash = sha256(apiKey);
+  const row = await tx.apiKey.create({ data: { clientId, hash, prefix: keyLabel(mode, hash) } });
   return { apiKey, keyId: row.id };
 }
 

@@ -1,8 +1,9 @@
 /**
- * Operator mutations (`admin` scope) that create or replace one reference row by id. They run the
+ * Operator mutations (the operator key alone) that create or replace one reference row by id. They run the
  * checks and the write of a one-row import (remittance.import.ts), so both paths agree. Inputs take
  * the same enums the queries return (`status: INACTIVE`), so a value read can be written back.
  */
+import { OPERATOR_ONLY } from "../../context.js";
 import { builder } from "../../graphql/builder.js";
 import { BeneficiaryTypeEnum, InstitutionTypeEnum, StatusEnum } from "./remittance.enums.js";
 import { upsertReferenceRow } from "./remittance.import.js";
@@ -40,7 +41,7 @@ const UpsertBranchInput = builder.inputType("UpsertBranchInput", {
   }),
 });
 
-const admin = { scope: "admin" };
+const admin = { scope: OPERATOR_ONLY };
 const plain = <T extends object>(input: T) => ({ ...input }) as Record<string, unknown>;
 
 builder.mutationFields((t) => ({

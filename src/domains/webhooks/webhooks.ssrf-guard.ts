@@ -28,14 +28,24 @@ export type Target = { url: URL; address: string; family: 4 | 6 };
 const lookupAll = promisify(dnsLookup);
 const systemResolve = (hostname: string) => lookupAll(hostname, { all: true, verbatim: true });
 
+/** IANA allocates public IPv6 from 2000::/3 alone. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
 /**
- * The ranges ipaddr.js names other than `unicast` are all refused: private, loopback, link-local,
- * carrier-grade NAT, multicast, unspecified, broadcast, reserved, and for IPv6 also unique-local,
- * IPv4-mapped and the translation prefixes (6to4, Teredo, NAT64) that can embed a private IPv4.
+ * An allow-list: IPv4 that ipaddr.js calls plain `unicast` (not private, loopback, link-local,
+ * carrier-grade NAT, multicast, unspecified, broadcast or reserved), and IPv6 inside 2000::/3 that
+ * it calls plain `unicast`. A denial of the ranges ipaddr.js names was not enough: it has no name
+ * for the IPv4-compatible ::/96, so `[::7f00:1]` passed as unicast. Every IPv6 form that carries an
+ * IPv4 is refused whatever IPv4 it carries (a public one is reached by its IPv4 address): IPv4-mapped
+ * and -translated (::ffff:0:0/96, ::ffff:0:0:0/96), IPv4-compatible (::/96) and NAT64
+ * (64:ff9b::/96, 64:ff9b:1::/48) lie outside 2000::/3; 6to4 (2002::/16) and Teredo (2001::/32)
+ * inside it are named ranges.
  */
 export function isPublicAddress(address: string) {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === "unicast";
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === "ipv4") return ip.range() === "unicast";
+  return (ip as ipaddr.IPv6).match(GLOBAL_UNICAST) && ip.range() === "unicast";
 }
 
 /** Checks the URL's form alone (no DNS): scheme, credentials, https for LIVE. */

@@ -44,6 +44,19 @@ describe("webhook rules", () => {
     for (const ip of ["8.8.8.8", "93.184.216.34", "2606:4700:4700::1111"]) expect(isPublicAddress(ip), ip).toBe(true);
   });
 
+  it("judges every IPv6 form that carries an IPv4 as no public host: compatible, mapped, translated, NAT64, 6to4, Teredo", () => {
+    const forms = [
+      "::7f00:1", "::127.0.0.1", "::a9fe:a9fe", "::a00:1", "::c0a8:101", // IPv4-compatible ::/96 (ipaddr.js has no range for it)
+      "::ffff:a9fe:a9fe", "::ffff:0:7f00:1", // IPv4-mapped, IPv4-translated
+      "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", // NAT64, well-known and local-use prefixes
+      "2002:7f00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:101::1", // 6to4 around 127.0.0.1, 169.254.169.254, 192.168.1.1
+      "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:7f00:1::1", // Teredo: client 127.0.0.1 (obfuscated), server 127.0.0.1
+      "::808:808", "::ffff:808:808", "64:ff9b::808:808", "2002:808:808::1", // a public IPv4 carried: reached by its IPv4 address, not this way
+      "100::1", "5f00::1", "3fff::1", // discard, segment routing, documentation
+    ];
+    for (const ip of forms) expect(isPublicAddress(ip), ip).toBe(false);
+  });
+
   it("refuses a name when any address it resolves to is private, and LIVE http", async () => {
     const resolve = async () => [{ address: "93.184.216.34", family: 4 }, { address: "10.0.0.7", family: 4 }];
     await expect(resolveTarget("https://rebind.example/hook", { mode: "SANDBOX", allowPrivate: false, resolve })).rejects.toThrow(/non-public/);
@@ -185,7 +198,9 @@ describe.each(backends)("webhooks on %s", (backend) => {
   });
 
   it("refuses 127.0.0.1 and names resolving to it without WEBHOOK_ALLOW_PRIVATE, and http for LIVE clients", () => strict(async () => {
-    for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://169.254.169.254/latest/meta-data"]) {
+    for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://169.254.169.254/latest/meta-data",
+      "http://[::7f00:1]:9/hook", "http://[::127.0.0.1]:9/hook", "http://[::a9fe:a9fe]/latest/meta-data", "http://[::ffff:a9fe:a9fe]/",
+      "http://[64:ff9b::7f00:1]:9/", "http://[2002:7f00:1::]:9/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:9/"]) {
       const res = await t.rest("POST", "/v2/webhooks", { key, body: { url, event_types: ["*"] } });
       expect(res.status, url).toBe(400);
       expect(res.body.errors[0]).toMatchObject({ field: "url" });

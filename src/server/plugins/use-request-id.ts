@@ -4,6 +4,7 @@ import { getOperationAST } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "../../lib/logger.js";
 import type { Metrics } from "../../lib/metrics.js";
+import { templateOf, type CompiledRoute } from "../../rest/routes.js";
 import { stateOf } from "../request-state.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
@@ -11,13 +12,20 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 /** The caller's x-request-id when it is safe to log and echo, else a new one. */
 export const requestIdFrom = (given: string | null) => (given && SAFE_ID.test(given) ? given : randomUUID());
 
+/** Paths served in front of the route table, each its own label ("/docs" with its assets). */
+const SERVED_PATHS = new Set(["/", "/graphql", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"]);
+
+/** A path's label in metrics and logs: a served path, else its route's template, else "unmatched" (every made-up path shares it). */
+export const routeLabels = (table: CompiledRoute[]) => (pathname: string) =>
+  SERVED_PATHS.has(pathname) ? pathname : pathname.startsWith("/docs/") ? "/docs" : templateOf(table, pathname) ?? "unmatched";
+
 export type Answered = { method: string; pathname: string; route?: string; status: number; started: number; requestId: string; /** a read whatever its method (a GraphQL query) */ read?: boolean };
 
 /** One answered request: its metric and its log line (yoga's onResponse and the lanes alike). */
 export function recordRequest({ logger, metrics }: { logger: Logger; metrics: Metrics }, answered: Answered) {
   const { method, status, requestId } = answered;
   const seconds = (performance.now() - answered.started) / 1000;
-  const route = answered.route ?? answered.pathname.split("/").slice(0, 3).join("/");
+  const route = answered.route ?? metrics.routeOf(answered.pathname);
   metrics.observe(method, route, status, seconds);
   // successful reads (a GET, a GraphQL query) are the hot path: keep them at debug so logging stays off it
   const level = status >= 500 ? "error" : status >= 400 || !(answered.read ?? method === "GET") ? "info" : "debug";

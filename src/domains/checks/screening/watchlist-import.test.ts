@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -35,6 +35,9 @@ describe("watchlist import", () => {
     const out = JSON.parse(stdout);
     expect(out).toMatchObject({ version: expect.stringMatching(/^ofac-sdn-2024-06-01\+[0-9a-f]{12}$/), published_on: "2024-06-01", individuals: 6_855, replaced: SHIPPED_WATCHLIST });
     expect(await currentWatchlistFile(dataDir)).toBe(path.join(dataDir, "sanctions", "ofac-sdn-2024-06-01.csv"));
+    // the CLI's umask: what it writes under DATA_DIR is the service account's alone
+    for (const made of [dataDir, path.join(dataDir, "sanctions"), path.join(dataDir, "sanctions", "ofac-sdn-2024-06-01.csv")])
+      expect((await stat(made)).mode & 0o077, made).toBe(0);
 
     const person = { firstName: "Ottoline", lastName: "Zebedee Quantrill", dateOfBirth: "1982-02-02" };
     expect(screenPerson(person, await loadWatchlist(SHIPPED_WATCHLIST)).status).toBe("CLEAR");
