@@ -54,6 +54,8 @@ export type Config = {
   jobsMaintenanceSeconds: number;
   /** hot reads answered by the lean lanes in front of yoga (src/server/lanes.ts); LANES=0 sends everything through yoga @default true */
   lanes: boolean;
+  /** items of lists one GraphQL operation (or REST call) may answer; more is RESULT_TOO_LARGE (graphql/work-budget.ts) @default 10000 */
+  maxRowsPerRequest: number;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkJobExpireSeconds: intVar(env, "CHECK_JOB_EXPIRE_SECONDS", 60, 10, 3600),
     jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
     lanes: flagVar(env, "LANES", true),
+    maxRowsPerRequest: intVar(env, "MAX_ROWS_PER_REQUEST", 10_000, 1),
   };
 }
 

@@ -9,6 +9,8 @@ import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
 
 /** 10 MiB: the largest file accepted (SPEC 6). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** The file bytes one request may read (Document.file.contentBase64): two of the largest files. */
+export const MAX_FILE_BYTES_PER_REQUEST = 2 * MAX_DOCUMENT_BYTES;
 /** The REST body carrying it in base64 (4/3 of the bytes) plus the other fields. */
 export const MAX_UPLOAD_BODY_BYTES = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 256 * 1024;
 export const ACCEPTED_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
