@@ -56,6 +56,10 @@ export type Config = {
   lanes: boolean;
   /** items of lists one GraphQL operation (or REST call) may answer; more is RESULT_TOO_LARGE (graphql/work-budget.ts) @default 10000 */
   maxRowsPerRequest: number;
+  /** uploads (document routes, GraphQL multipart) in flight per API key in this process; more → 429 @default 2 */
+  maxConcurrentUploadsPerKey: number;
+  /** uploads in flight in this process; more → 503 @default 8 */
+  maxConcurrentUploads: number;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -164,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsMaintenanceSeconds: intVar(env, "JOBS_MAINTENANCE_SECONDS", 120, 1, 3600),
     lanes: flagVar(env, "LANES", true),
     maxRowsPerRequest: intVar(env, "MAX_ROWS_PER_REQUEST", 10_000, 1),
+    maxConcurrentUploadsPerKey: intVar(env, "MAX_CONCURRENT_UPLOADS_PER_KEY", 2, 1, 1000),
+    maxConcurrentUploads: intVar(env, "MAX_CONCURRENT_UPLOADS", 8, 1, 1000),
   };
 }
 

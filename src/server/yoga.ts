@@ -21,6 +21,7 @@ import { useProbes, type ReadinessCheck } from "./plugins/use-probes.js";
 import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
+import { createUploadSlots, useUploadSlots } from "./plugins/use-upload-slots.js";
 import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
 import { isGraphQLPath, stateOf } from "./request-state.js";
 import { withErrorBoundary } from "./unexpected-error.js";
@@ -58,6 +59,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useAuthentication({ auth: services.auth, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
     useRateLimit(rateLimiter),
+    // per key, so after authentication; before idempotency, the shim and yoga's parser, which read the body
+    useUploadSlots(createUploadSlots({ perKey: config.maxConcurrentUploadsPerKey, total: config.maxConcurrentUploads }), table, config.maxBodyBytes),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler
