@@ -10,7 +10,7 @@ import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
 import type { Jobs } from "./jobs/jobs.engine.js";
-import type { WorkLimits, WorkSpent } from "./graphql/work-budget.js";
+import { releaseWork, type WorkLimits, type WorkSpent } from "./graphql/work-budget.js";
 
 export const ALL_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage", "admin"] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
@@ -67,9 +67,13 @@ export function requestContext(services: Services, principal: Principal, request
   };
 }
 
-/** Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh). */
+/**
+ * Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh).
+ * What the execution held of the process's budgets (file bytes being read) is given back too.
+ */
 export function releaseRequestCaches(ctx: object) {
   (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined;
+  releaseWork(ctx);
 }
 
 /** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/yoga.ts). */

@@ -6,7 +6,7 @@
 import { DocumentStatus, DocumentType } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
 import { costs } from "../../graphql/cost.js";
-import { spend } from "../../graphql/work-budget.js";
+import { spendFileBytes } from "../../graphql/work-budget.js";
 import { ownColumns } from "../../graphql/planned-query.js";
 import { listResolver, relationFirst, relationTake, withTotalCount } from "../../graphql/paging.js";
 import { maskTail } from "../users/users.rules.js";
@@ -34,7 +34,7 @@ const DocumentFile = builder.objectRef<FileShape>("DocumentFile").implement({
       extensions: costs({ leaf: MAX_DOCUMENT_BYTES / 1024 }),
       resolve: async (f, _args, ctx, info) => {
         if (!f.storageKey) return null;
-        spend(ctx, info, "fileBytes", f.sizeBytes); // before the bytes are read
+        spendFileBytes(ctx, info, f.sizeBytes); // before the bytes are read
         return (await readDocumentBytes(ctx, f.storageKey)).toString("base64");
       },
     }),
