@@ -92,7 +92,9 @@ export async function checkFile(file: FileInput): Promise<CheckedFile> {
   let fileName = file.fileName?.trim() || null;
   if (file.upload) {
     if (file.upload.size > MAX_DOCUMENT_BYTES) throw tooLarge();
-    bytes = Buffer.from(await file.upload.arrayBuffer());
+    // yoga's multipart parser hands over the part's own Buffer as its "ArrayBuffer": Buffer.from would copy it
+    const content = await file.upload.arrayBuffer();
+    bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
     fileName ??= file.upload.name;
   } else {
     const text = file.contentBase64!.replace(/\s+/g, "");
