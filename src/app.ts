@@ -40,6 +40,8 @@ import { createDelivery } from "./domains/otp/otp.sender.js";
 import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
 import { createRuleBook } from "./domains/compliance/compliance.service.js";
 import { createDocumentStore } from "./domains/documents/documents.storage.js";
+import { MAX_FILE_BYTES_PER_REQUEST } from "./domains/documents/documents.rules.js";
+import { createBytePool } from "./graphql/work-budget.js";
 import { defineEventRelay, outboxLag } from "./domains/events/events.relay.js";
 import { bindJobs, createJobs } from "./jobs/jobs.engine.js";
 import { defineCardActivation } from "./domains/wallets/wallets.service.js";
@@ -85,6 +87,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       retrySchedule: config.webhookRetrySchedule, timeoutMs: config.webhookTimeoutSeconds * 1000,
     },
     jobs,
+    workLimits: { rows: config.maxRowsPerRequest, fileBytes: MAX_FILE_BYTES_PER_REQUEST, fileBytesInFlight: createBytePool(config.maxFileBytesInFlight) },
   };
   await defineEventRelay(jobs, database.prisma, events);
   await defineCardActivation(jobs, database.prisma, events);

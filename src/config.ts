@@ -1,6 +1,7 @@
 /** Environment → typed Config. A bad value exits at start with one line naming the variable (SPEC 12). */
 import path from "node:path";
 import { DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS } from "./domains/webhooks/webhooks.rules.js";
+import { MAX_DOCUMENT_BYTES } from "./domains/documents/documents.rules.js";
 
 export type Config = {
   port: number;
@@ -76,6 +77,14 @@ export type Config = {
   corsOrigins: "*" | string[];
   /** how many proxies in front of this process append to X-Forwarded-For and set X-Forwarded-Proto (TRUST_PROXY); 0: none, the headers are ignored @default 0 */
   trustProxy: number;
+  /** items of lists one GraphQL operation (or REST call) may answer; more is RESULT_TOO_LARGE (graphql/work-budget.ts) @default 10000 */
+  maxRowsPerRequest: number;
+  /** bytes of document files all requests together may be answering (contentBase64, the REST download) @default 20 MiB */
+  maxFileBytesInFlight: number;
+  /** uploads (document routes, GraphQL multipart) in flight per API key in this process; more → 429 @default 2 */
+  maxConcurrentUploadsPerKey: number;
+  /** uploads in flight in this process; more → 503 @default 8 */
+  maxConcurrentUploads: number;
 };
 
 /** When v1 was deprecated (v2 published): the Deprecation header of every v1 answer (RFC 9745). */
@@ -193,6 +202,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: intVar(env, "TRUST_PROXY", 0, 0, 10),
     metricsPort: env.METRICS_PORT ? intVar(env, "METRICS_PORT", 0, 1, 65535) : undefined,
     metricsPublic: !production,
+    maxRowsPerRequest: intVar(env, "MAX_ROWS_PER_REQUEST", 10_000, 1),
+    // at least one largest file, or no request could read one
+    maxFileBytesInFlight: intVar(env, "MAX_FILE_BYTES_IN_FLIGHT", 2 * MAX_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES),
+    maxConcurrentUploadsPerKey: intVar(env, "MAX_CONCURRENT_UPLOADS_PER_KEY", 2, 1, 1000),
+    maxConcurrentUploads: intVar(env, "MAX_CONCURRENT_UPLOADS", 8, 1, 1000),
   };
 }
 

@@ -10,6 +10,7 @@ import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
 import type { Jobs } from "./jobs/jobs.engine.js";
+import { releaseWork, type WorkLimits, type WorkSpent } from "./graphql/work-budget.js";
 
 /** What an API client's key may hold. Operator power is none of them: it is who the caller is (OPERATOR_ONLY). */
 export const CLIENT_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage"] as const;
@@ -40,11 +41,15 @@ export type Services = {
   webhooks: WebhookSettings;
   /** the job engine (pg-boss): writes enqueue through withTransaction's `enqueue` */
   jobs: Jobs;
+  /** what one operation may read while it runs (graphql/work-budget.ts) */
+  workLimits: WorkLimits;
 };
 
 export type RequestContext = Services & {
   principal: Principal;
   requestId: string;
+  /** what this request's operation has read so far, against `workLimits` */
+  workSpent: WorkSpent;
 };
 
 /**
@@ -61,13 +66,20 @@ export function requestContext(services: Services, principal: Principal, request
   // every key written out, not `...services`: a spread of the services made each read promote ~1 KB
   // more (the REST by-id row at its half rate: 623 → 124–131 KiB a scavenge, p99 25 → 9–26 ms),
   // bench/RESULTS.md "eighth session". A new service must be added here too (the type says so).
-  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs } = services;
-  return { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, principal, requestId, ...initContextCache() };
+  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits } = services;
+  return {
+    db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits, principal, requestId,
+    workSpent: { rows: 0, fileBytes: 0 }, ...initContextCache(),
+  };
 }
 
-/** Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh). */
+/**
+ * Drops the key of the context's Pothos caches: they die young (a later lookup would start afresh).
+ * What the execution held of the process's budgets (file bytes being read) is given back too.
+ */
 export function releaseRequestCaches(ctx: object) {
   (ctx as Record<symbol, unknown>)[contextCacheSymbol] = undefined;
+  releaseWork(ctx);
 }
 
 /** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/yoga.ts). */

@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { createClient as createWsClient } from "graphql-ws";
 import { getIntrospectionQuery, GraphQLError } from "graphql";
+import { MAX_OPERATION_COST } from "../src/graphql/cost.js";
 import { createMaskError } from "../src/graphql/mask-error.js";
 import { ERROR_CODES } from "../src/lib/errors.js";
 import { problemFromGraphQL, problemReply } from "../src/rest/problem.js";
@@ -94,7 +95,7 @@ describe("server", () => {
     const nested = "query($n: Int, $m: Int) { users(first: $n) { edges { node { id checks(first: $m) { id status } } } } }";
     for (const variables of [{ n: 100, m: 100 }, { n: 50, m: 100 }]) {
       const refused = await t.gql(key, nested, variables);
-      expect(refused.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({ code: "VALIDATION_FAILED", limit: 40_000 });
+      expect(refused.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({ code: "VALIDATION_FAILED", limit: MAX_OPERATION_COST });
       expect(refused.errors![0]!.message).toMatch(/costs \d+, over the limit/);
     }
     expect((await t.gql(key, nested, { n: 100, m: 2 })).errors).toBeUndefined();

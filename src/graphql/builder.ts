@@ -8,6 +8,7 @@ import type PrismaTypes from "../../generated/prisma/pothos-types.js";
 import { getDatamodel } from "../../generated/prisma/pothos-types.js";
 import { permits, refusalOf, type RequestContext } from "../context.js";
 import { DomainError } from "../lib/errors.js";
+import { workBudgetPlugin } from "./work-budget.js";
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
@@ -23,7 +24,7 @@ export const builder = new SchemaBuilder<{
     File: { Input: File; Output: never };
   };
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, workBudgetPlugin],
   defaultFieldNullability: false,
   prisma: {
     dmmf: getDatamodel(),

@@ -3,6 +3,7 @@
  * `totalCount`, and the cursors are offsets, so the REST shim can turn `page`/`records_per_page`
  * into `first`/`after` exactly. Bad paging arguments are VALIDATION_FAILED naming the argument.
  */
+import type { ArgBuilder } from "@pothos/core";
 import { cursorToOffset, offsetToCursor, resolveArrayConnection, resolveOffsetConnection } from "@pothos/plugin-relay";
 import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import type { RequestContext } from "../context.js";
@@ -12,6 +13,8 @@ import { invalid } from "../lib/errors.js";
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
+/** The default page of a relation list (User.documents, User.checks…), which takes `first` only. */
+export const RELATION_PAGE_SIZE = 20;
 
 export type PageArgs = { first?: number | null; after?: string | null; last?: number | null; before?: string | null };
 
@@ -83,6 +86,16 @@ export function arrayConnection<T>(args: PageArgs, rows: T[]) {
   checkPageArgs(args);
   return resolveArrayConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, rows);
 }
+
+/**
+ * The `first` of a relation list: a user's documents, wallets or check runs grow without a rule, so
+ * each list answers a page, newest first, and the cost model prices it by that page (graphql/cost.ts).
+ */
+export const relationFirst = (arg: ArgBuilder<SchemaTypes>) =>
+  arg.int({ defaultValue: RELATION_PAGE_SIZE, description: `At most this many (1 to ${MAX_PAGE_SIZE})` });
+
+/** The rows a relation's `first` takes: out-of-range values are brought within 1 to MAX_PAGE_SIZE. */
+export const relationTake = (first: number | null | undefined) => Math.min(Math.max(first ?? RELATION_PAGE_SIZE, 1), MAX_PAGE_SIZE);
 
 /** The `after` cursor that starts a page at `offset` (REST page → Relay). */
 export const cursorBefore = (offset: number) => (offset > 0 ? offsetToCursor(offset - 1) : null);

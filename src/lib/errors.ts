@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: "This Idempotency-Key was used with a different request" },
+  RESULT_TOO_LARGE: { status: 422, title: "The answer would hold more rows or file bytes than one request may" },
   REQUIREMENTS_DUE: { status: 422, title: "Requirements are still due" },
   OTP_INVALID: { status: 422, title: "The code is not valid" },
   OTP_EXPIRED: { status: 422, title: "The code has expired" },

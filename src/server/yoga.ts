@@ -25,6 +25,7 @@ import { useRateLimit, type RateLimiter } from "./plugins/use-rate-limit.js";
 import { useRequestId } from "./plugins/use-request-id.js";
 import { useRestShim } from "./plugins/use-rest-shim.js";
 import { useSecurityHeaders } from "./plugins/use-security-headers.js";
+import { createUploadSlots, useUploadSlots } from "./plugins/use-upload-slots.js";
 import type { ValidatedDocuments } from "./plugins/use-validated-documents.js";
 import { corsPolicy } from "./cors.js";
 import { stateOf } from "./request-state.js";
@@ -70,6 +71,8 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useRateLimit(rateLimiter),
     // a body /graphql does not read, or a cross-site form, is refused before idempotency claims its key
     useGraphQLContentType(),
+    // per key, so after authentication; before idempotency, the shim and yoga's parser, which read the body
+    useUploadSlots(createUploadSlots({ perKey: config.maxConcurrentUploadsPerKey, total: config.maxConcurrentUploads }), table, config.maxBodyBytes),
     // after authentication (keys are per client), before execution (a replay must not run again)
     useIdempotency({ db: services.db, cipher: services.cipher }),
     // last of the request phase: REST paths are executed here and never reach /graphql's handler

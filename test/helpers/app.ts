@@ -10,6 +10,12 @@ import { loadConfig } from "../../src/config.js";
 export const ADMIN_KEY = "test-operator-key-0123456789abcdefghij";
 /** A 1×1 PNG, base64: the smallest identity-document upload the documents routes accept. */
 export const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+/** A PDF of `size` bytes, any size the documents routes take (the padding is a PDF comment). */
+export const pdf = (size = 400) => {
+  const head = "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%";
+  const tail = "\ntrailer << /Root 1 0 R >>\n%%EOF\n";
+  return Buffer.concat([Buffer.from(head), Buffer.alloc(Math.max(0, size - head.length - tail.length), "x"), Buffer.from(tail)]);
+};
 /** Every suite runs on PGlite; with DATABASE_URL set (CI) the same suite runs on PostgreSQL too. */
 export const backends: ("pglite" | "postgres")[] = ["pglite", ...(process.env.DATABASE_URL ? ["postgres" as const] : [])];
 

@@ -2,7 +2,8 @@
 import { CheckDecider, CheckStatus, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { ownColumns } from "../../graphql/planned-query.js";
-import { listResolver, withTotalCount } from "../../graphql/paging.js";
+import { costs } from "../../graphql/cost.js";
+import { listResolver, relationFirst, relationTake, withTotalCount } from "../../graphql/paging.js";
 import { User, UserStatusEnum } from "../users/users.schema.js";
 import { findChecks, recordCheckResult, requestCheck, submitVerification } from "./checks.service.js";
 import { filter, map, pipe, Repeater } from "graphql-yoga";
@@ -51,8 +52,8 @@ export const CheckRun = builder.prismaObject("CheckRun", {
 
 builder.prismaObjectField(User, "checks", (t) => t.relation("checks", {
   description: "The user's check runs, newest first",
-  args: { first: t.arg.int({ defaultValue: 20, description: "At most this many (1 to 100)" }) },
-  query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: Math.min(Math.max(first ?? 20, 1), 100) }),
+  args: { first: relationFirst(t.arg) },
+  query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(first) }),
 }));
 
 type Assessed = { id: string; type: CheckType; status: CheckStatus; createdAt: Date; completedAt: Date | null; decidedBy: CheckDecider | null };
@@ -88,7 +89,8 @@ const Submission = builder.objectRef<Awaited<ReturnType<typeof submitVerificatio
   fields: (t) => ({
     userId: t.exposeID("userId"),
     status: t.field({ type: UserStatusEnum, description: "IN_REVIEW", resolve: (s) => s.status }),
-    checks: t.field({ type: [CheckRun], resolve: (s) => s.checks }),
+    // one run of each check type
+    checks: t.field({ type: [CheckRun], extensions: costs({ listSize: CHECK_TYPES.length }), resolve: (s) => s.checks }),
   }),
 });
 

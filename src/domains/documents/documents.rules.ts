@@ -9,6 +9,8 @@ import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
 
 /** 10 MiB: the largest file accepted (SPEC 6). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** The file bytes one request may read (Document.file.contentBase64): two of the largest files. */
+export const MAX_FILE_BYTES_PER_REQUEST = 2 * MAX_DOCUMENT_BYTES;
 /** The REST body carrying it in base64 (4/3 of the bytes) plus the other fields. */
 export const MAX_UPLOAD_BODY_BYTES = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 256 * 1024;
 export const ACCEPTED_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
@@ -90,7 +92,9 @@ export async function checkFile(file: FileInput): Promise<CheckedFile> {
   let fileName = file.fileName?.trim() || null;
   if (file.upload) {
     if (file.upload.size > MAX_DOCUMENT_BYTES) throw tooLarge();
-    bytes = Buffer.from(await file.upload.arrayBuffer());
+    // yoga's multipart parser hands over the part's own Buffer as its "ArrayBuffer": Buffer.from would copy it
+    const content = await file.upload.arrayBuffer();
+    bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
     fileName ??= file.upload.name;
   } else {
     const text = file.contentBase64!.replace(/\s+/g, "");

@@ -5,19 +5,21 @@
  */
 import { DocumentStatus, DocumentType } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
+import { costs } from "../../graphql/cost.js";
+import { spendFileBytes } from "../../graphql/work-budget.js";
 import { ownColumns } from "../../graphql/planned-query.js";
-import { listResolver, withTotalCount } from "../../graphql/paging.js";
+import { listResolver, relationFirst, relationTake, withTotalCount } from "../../graphql/paging.js";
 import { maskTail } from "../users/users.rules.js";
-import { documentStatus } from "./documents.rules.js";
+import { documentStatus, MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import {
-  countDocuments, deleteDocument, getDocument, getDocumentFile, listDocuments, updateDocument, uploadDocument, userDocumentsWhere,
+  countDocuments, deleteDocument, getDocument, getDocumentFile, listDocuments, readDocumentBytes, updateDocument, uploadDocument, userDocumentsWhere,
   type DocumentFilters,
 } from "./documents.service.js";
 
 const DocumentTypeEnum = builder.enumType(DocumentType, { name: "DocumentType" });
 const DocumentStatusEnum = builder.enumType(DocumentStatus, { name: "DocumentStatus", description: "EXPIRED: past its expiry date; DELETED: bytes erased, record kept" });
 
-type FileShape = { fileName: string; mimeType: string; sizeBytes: number; sha256: string; storageKey: string | null; bytes?: Buffer };
+type FileShape = { fileName: string; mimeType: string; sizeBytes: number; sha256: string; storageKey: string | null };
 
 const DocumentFile = builder.objectRef<FileShape>("DocumentFile").implement({
   description: "A document's file: its content type is judged from the bytes",
@@ -27,8 +29,14 @@ const DocumentFile = builder.objectRef<FileShape>("DocumentFile").implement({
     sizeBytes: t.exposeInt("sizeBytes"),
     sha256: t.exposeString("sha256", { description: "hex SHA-256 of the bytes" }),
     contentBase64: t.string({
-      nullable: true, description: "The bytes, base64; null once the document is deleted. REST serves them raw at …/documents/{document_id}/file",
-      resolve: async (f, _args, ctx) => (f.bytes ?? (f.storageKey ? await ctx.documentStore.read(f.storageKey) : null))?.toString("base64") ?? null,
+      nullable: true, description: "The bytes, base64; null once the document is deleted. REST serves them raw at …/documents/{document_id}/file. At most two files' worth of bytes per request",
+      // priced by the largest file, one per KiB: a query may read one or two files, not a list of them
+      extensions: costs({ leaf: MAX_DOCUMENT_BYTES / 1024 }),
+      resolve: async (f, _args, ctx, info) => {
+        if (!f.storageKey) return null;
+        spendFileBytes(ctx, info, f.sizeBytes); // before the bytes are read
+        return (await readDocumentBytes(ctx, f.storageKey)).toString("base64");
+      },
     }),
   }),
 });
@@ -54,8 +62,8 @@ export const Document = builder.prismaObject("Document", {
 builder.prismaObjectField("User", "documents", (t) => t.relation("documents", {
   authScopes: { scope: "documents:read" },
   description: "The user's documents, newest first; DELETED ones only when asked for by status",
-  args: { status: t.arg({ type: DocumentStatusEnum }) },
-  query: (args) => ({ where: userDocumentsWhere(args.status), orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+  args: { status: t.arg({ type: DocumentStatusEnum }), first: relationFirst(t.arg) },
+  query: (args) => ({ where: userDocumentsWhere(args.status), orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(args.first) }),
 }));
 
 const DocumentFileInput = builder.inputType("DocumentFileInput", {

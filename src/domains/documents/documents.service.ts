@@ -35,12 +35,14 @@ export async function getDocument(ctx: RequestContext, id: string, query?: Selec
   return row;
 }
 
-/** The bytes of a live document. */
-export async function getDocumentFile(ctx: RequestContext, id: string) {
-  const row = await findLive(ctx, id);
-  const bytes = row.storageKey ? await ctx.documentStore.read(row.storageKey) : null;
+/** A live document, whose file is read with `readDocumentBytes` once its reader may have the bytes. */
+export const getDocumentFile = (ctx: RequestContext, id: string) => findLive(ctx, id);
+
+/** The stored bytes of a document's file; a row naming bytes the store does not hold has no file to show. */
+export async function readDocumentBytes(ctx: RequestContext, storageKey: string) {
+  const bytes = await ctx.documentStore.read(storageKey);
   if (!bytes) throw notFound("document file");
-  return { ...{}, ...row, bytes };
+  return bytes;
 }
 
 export async function uploadDocument(ctx: RequestContext, input: UploadInput, query?: Selection) {

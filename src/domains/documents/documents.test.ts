@@ -4,18 +4,13 @@ import { existsSync } from "node:fs";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { pdf, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { ConfigError, loadConfig } from "../../config.js";
 import { MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import { fileStore } from "./documents.storage.js";
 
-/** A real 1×1 PNG, and PDFs of any size (the padding is a PDF comment). */
+/** A real 1×1 PNG. */
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082", "hex");
-const pdf = (size = 400) => {
-  const head = "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%";
-  const tail = "\ntrailer << /Root 1 0 R >>\n%%EOF\n";
-  return Buffer.concat([Buffer.from(head), Buffer.alloc(Math.max(0, size - head.length - tail.length), "x"), Buffer.from(tail)]);
-};
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 const b64 = (bytes: Buffer) => bytes.toString("base64");
 

@@ -12,6 +12,7 @@ import type { ReceivingInstitution } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
+import { costs } from "../../graphql/cost.js";
 import { arrayConnection, listResolver, withTotalCount, type Found } from "../../graphql/paging.js";
 import { arg, parseArgs, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 // the operator's mutations live in their own file, split only for length
@@ -45,8 +46,9 @@ const Currency = builder.prismaObject("Currency", {
     minorUnits: t.exposeInt("minorUnits", { nullable: true }),
     symbol: t.exposeString("symbol", { nullable: true }),
     status: t.expose("status", { type: StatusEnum, description: "INACTIVE: funds, metals and units of account, never paid out" }),
+    // ISO 4217: the euro's 36 countries are the most of any currency
     countries: t.field({
-      type: [Country],
+      type: [Country], extensions: costs({ listSize: 40 }),
       select: (_args, _ctx, nested) => ({ countries: { select: { country: nested(true) }, orderBy: { countryCode: "asc" } } }),
       resolve: (c) => c.countries.map((link) => link.country),
     }),
@@ -54,8 +56,9 @@ const Currency = builder.prismaObject("Currency", {
 });
 
 // added after Currency exists: the two types refer to each other
+// ISO 4217: no country has more than three (CHF, CHE, CHW)
 builder.prismaObjectField(Country, "currencies", (t) => t.field({
-  type: [Currency],
+  type: [Currency], extensions: costs({ listSize: 4 }),
   select: (_args, _ctx, nested) => ({ currencies: { select: { currency: nested(true) }, orderBy: { currencyCode: "asc" } } }),
   resolve: (c) => c.currencies.map((link) => link.currency),
 }));

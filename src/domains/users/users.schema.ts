@@ -1,6 +1,7 @@
 /** GraphQL for users: the User type, user(id), users (connection), createUser, updateUser. */
 import { KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
 import { builder, type SchemaTypes } from "../../graphql/builder.js";
+import { costs } from "../../graphql/cost.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { ownColumns, plannedQuery } from "../../graphql/planned-query.js";
 import { DomainError } from "../../lib/errors.js";
@@ -35,7 +36,8 @@ const Requirements = builder.objectRef<RequirementsShape>("Requirements").implem
   fields: (t) => ({
     currentlyDue: t.exposeStringList("currentlyDue"),
     eventuallyDue: t.exposeStringList("eventuallyDue"),
-    errors: t.field({ type: [FieldErrorRef], resolve: (r) => r.errors }),
+    // the rule set's format and age rules: a postal code, a tax id, a date of birth
+    errors: t.field({ type: [FieldErrorRef], extensions: costs({ listSize: 3 }), resolve: (r) => r.errors }),
   }),
 });
 

@@ -1,6 +1,7 @@
 /** GraphQL for wallets and cards: Wallet, Card, User.wallets, Wallet.cards, wallet(id), card(id), createWallet, requestCard, cancelCard. */
 import { CardStatus, CardType, WalletStatus } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
+import { relationFirst, relationTake } from "../../graphql/paging.js";
 import { cancelCard, createWallet, getCard, getWallet, requestCard } from "./wallets.service.js";
 
 const WalletStatusEnum = builder.enumType(WalletStatus, { name: "WalletStatus" });
@@ -13,7 +14,10 @@ builder.prismaObject("Wallet", {
     userId: t.exposeID("userId"),
     currency: t.exposeString("currency", { description: "ISO 4217 alpha-3" }),
     status: t.expose("status", { type: WalletStatusEnum }),
-    cards: t.relation("cards", { description: "The wallet's cards, newest first", query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] } }),
+    cards: t.relation("cards", {
+      description: "The wallet's cards, newest first", args: { first: relationFirst(t.arg) },
+      query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(first) }),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -34,7 +38,8 @@ builder.prismaObject("Card", {
 });
 
 builder.prismaObjectField("User", "wallets", (t) => t.relation("wallets", {
-  description: "The user's wallets, oldest first", query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
+  description: "The user's wallets, oldest first", args: { first: relationFirst(t.arg) },
+  query: ({ first }) => ({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: relationTake(first) }),
 }));
 
 const CreateWalletInput = builder.inputType("CreateWalletInput", {

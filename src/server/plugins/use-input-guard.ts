@@ -3,12 +3,14 @@
  * lone surrogates, which no UTF-8 encoder can write; nesting past any real payload) is refused
  * here, once, for every transport (REST runs through this envelop too), as VALIDATION_FAILED
  * naming the field, before any resolver or database sees it. So is an operation that would cost
- * more than the limit with the page sizes its variables ask for (graphql/cost.ts).
+ * more than the limit with the page sizes its variables ask for, priced with the app's one schema
+ * (graphql/cost.ts).
  */
 import { GraphQLError, visit, type DocumentNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { describeJsonProblem, inspectJson } from "../../lib/json-guard.js";
 import { MAX_OPERATION_COST, operationCost } from "../../graphql/cost.js";
+import { schema } from "../../graphql/schema.js";
 
 // documents are parsed once and reused (yoga's cache, the shim's route table): look at each once
 const checked = new WeakMap<DocumentNode, boolean>();
@@ -33,7 +35,7 @@ export function inputError(document: DocumentNode, variables: Record<string, unk
 
 /** An operation priced over the limit with its variables (graphql/cost.ts): refused as armor refuses, VALIDATION_FAILED. */
 function costError(document: DocumentNode, variables: Record<string, unknown> | null | undefined) {
-  const cost = operationCost(document, variables);
+  const cost = operationCost(schema, document, variables);
   if (cost <= MAX_OPERATION_COST) return null;
   return new GraphQLError(`The query costs ${Math.round(cost)}, over the limit of ${MAX_OPERATION_COST}: ask for fewer rows (first, last) or fewer fields.`, {
     extensions: { code: "VALIDATION_FAILED", cost: Math.round(cost), limit: MAX_OPERATION_COST },
