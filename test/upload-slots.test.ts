@@ -15,7 +15,7 @@ type Answer = { status: number; headers: IncomingHttpHeaders; body: any };
  * once, and the rest on `finish()`: until then the server holds it in flight.
  */
 function openUpload(port: number, key: string, path: string, body: Buffer, contentType = "application/json") {
-  const req = request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { authorization: `Bearer ${key}`, "content-type": contentType, "content-length": body.length } });
+  const req = request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { authorization: `Bearer ${key}`, "content-type": contentType, "content-length": body.length, "x-graphql-yoga-csrf": "1" } });
   req.on("error", () => {}); // a refused upload may be answered before all of it is sent
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on("response", (res) => {

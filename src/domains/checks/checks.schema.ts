@@ -70,6 +70,7 @@ const StandingDecision = builder.objectRef<Assessed>("StandingDecision").impleme
 
 builder.prismaObjectField(User, "standingDecisions", (t) => t.field({
   type: [StandingDecision], description: "Why the user's status, kyc_status and risk hold: the decision that stands for each check type that has one",
+  extensions: costs({ listSize: CHECK_TYPES.length }), // one a check type at most
   select: { checks: ASSESSED_CHECKS },
   resolve: (u) => [...assessByType(u.checks as Assessed[]).values()].flatMap((a) => (a.standing ? [a.standing] : [])),
 }));
