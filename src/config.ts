@@ -1,4 +1,4 @@
-/** Environment → typed Config. A bad value exits at start with one line naming the variable (SPEC 12). */
+/** Environment → typed Config. A bad value exits at start with one line naming the variable. */
 import path from "node:path";
 import { DEFAULT_RETRY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS } from "./domains/webhooks/webhooks.rules.js";
 import { MAX_DOCUMENT_BYTES } from "./domains/documents/documents.rules.js";

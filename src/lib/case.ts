@@ -1,4 +1,4 @@
-/** snake_case ↔ camelCase for wire names (REST is snake_case, GraphQL camelCase, SPEC 0.1). */
+/** snake_case ↔ camelCase for wire names (REST is snake_case, GraphQL camelCase). */
 export const toCamel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const toSnake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

@@ -1,5 +1,5 @@
 /**
- * THE answer of a REST call (SPEC 0), whichever transport brought it: yoga's REST shim
+ * THE answer of a REST call, whichever transport brought it: yoga's REST shim
  * (server/plugins/use-rest-shim.ts) or the lean GET lane (server/lanes.ts). Match the route table,
  * refuse what the route does not allow (404, 405, 410 for v1 when off, 403 before the input is read,
  * 406), turn path + query + body into variables, run the route's document with the transport's

@@ -1,4 +1,4 @@
-/** REST paging (SPEC 9.1): page/records_per_page ↔ Relay first/after, and the list envelope. */
+/** REST paging: page/records_per_page ↔ Relay first/after, and the list envelope. */
 import { cursorBefore, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../graphql/paging.js";
 import { invalid } from "../lib/errors.js";
 

@@ -78,7 +78,7 @@ function responseContent(schema: GraphQLSchema, route: CompiledRoute, operation:
   return { "application/json": { schema: body } };
 }
 
-/** The list envelope of SPEC 9.1 around a connection's node schema. */
+/** The paging envelope (docs/api.md) around a connection's node schema. */
 const envelope = (item: JsonSchema): JsonSchema => ({
   type: "object", required: ["pagination", "data"], properties: { pagination: { $ref: "#/components/schemas/Pagination" }, data: { type: "array", items: item } },
 });

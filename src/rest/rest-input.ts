@@ -57,7 +57,7 @@ type Walk = { errors: FieldError[]; loose: boolean };
 
 /**
  * The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field.
- * Wherever a body takes `user_id`, the `X-Auth-User-ID` header may carry it instead (SPEC 1, the
+ * Wherever a body takes `user_id`, the `X-Auth-User-ID` header may carry it instead (the
  * vendor's convention); both given and different is the caller's error.
  */
 export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, form: boolean, headers?: HeaderSource) {

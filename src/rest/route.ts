@@ -33,7 +33,7 @@ export type Route = {
   field: string;
   /** @default 200 */
   status?: number;
-  /** a list: the field is a connection, answered with the paging envelope (SPEC 9.1) */
+  /** a list: the field is a connection, answered with the paging envelope */
   list?: boolean;
   /** header ETag taken from this (selected, then removed) field of the object */
   etagField?: string;

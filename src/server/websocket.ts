@@ -1,7 +1,7 @@
 /**
  * graphql-ws on the same /graphql path, executed through yoga's envelop so subscriptions get the
  * same schema, context, validation (armour, introspection), input guard and masking as HTTP. The
- * key comes in connectionParams (SPEC 1): `authorization` (`Bearer <key>` or the bare key) or
+ * key comes in connectionParams: `authorization` (`Bearer <key>` or the bare key) or
  * `x-api-key`, at the top or under `headers` as clients that forward their HTTP headers send it,
  * and is checked by the same function as an HTTP request's. A missing or refused key closes the
  * socket with 4401 Unauthorized and a reason: graphql-ws clients treat 4401 as fatal and report it,

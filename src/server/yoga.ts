@@ -210,7 +210,7 @@ export function useRequestCachesReleased(): Plugin {
   };
 }
 
-/** A query that does not parse or validate is the caller's input error: SPEC 11 calls it VALIDATION_FAILED. */
+/** A query that does not parse or validate is the caller's input error: docs/api.md calls it VALIDATION_FAILED. */
 function useContractErrorCodes(): Plugin {
   const recode = (error: { extensions?: Record<string, unknown> }) => {
     const ext = error.extensions as Record<string, unknown> | undefined;

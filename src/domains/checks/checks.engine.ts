@@ -1,5 +1,5 @@
 /**
- * The check engine (SPEC 7): runs are enqueued in the transaction of the change that calls for them
+ * The check engine: runs are enqueued in the transaction of the change that calls for them
  * (a queued run of the same type is reused, not duplicated), worked by the `checks.run` job, and each
  * completed run settles the user: status, kyc_status, risk_level and risk_score move, and the events
  * go out through the outbox with the change (subscriptions, webhooks).

@@ -1,5 +1,5 @@
 /**
- * Periodic checks (SPEC 7): a pass re-screens the users whose latest sanctions screening is older than
+ * Periodic checks: a pass re-screens the users whose latest sanctions screening is older than
  * their rule set's `rescreening_interval_days` (or who have none) and re-evaluates their risk with a
  * fresh transaction-monitoring run. pg-boss's schedule fires one `checks.periodic` job per tick across
  * every instance (its cron sender is a singleton per minute), so one instance runs each pass;

@@ -1,5 +1,5 @@
 /**
- * Check providers (SPEC 7): one interface per check type, so a vendor (Onfido, ComplyAdvantage, …)
+ * Check providers: one interface per check type, so a vendor (Onfido, ComplyAdvantage, …)
  * replaces a built-in one without the engine knowing. The built-in ones work offline and
  * deterministically: the same user and data always give the same outcome.
  */

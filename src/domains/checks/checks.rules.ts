@@ -1,4 +1,4 @@
-/** Check runs (SPEC 7), pure: the types a verification starts and the risk assessment derived from runs. */
+/** Check runs, pure: the types a verification starts and the risk assessment derived from runs. */
 import type { CheckDecider, CheckStatus, CheckType } from "../../../generated/prisma/enums.js";
 
 export const CHECK_TYPES: CheckType[] = ["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"];
@@ -18,7 +18,7 @@ export const ASSESSED_CHECKS = {
 };
 
 /**
- * SPEC 2, from the verdict on each type the user has had runs of (assessByType): none → UNKNOWN; a
+ * The risk assessment status, from the verdict on each type the user has had runs of (assessByType): none → UNKNOWN; a
  * confirmed hit (REJECTED) → REJECTED; all CLEAR → CLEARED; otherwise PENDING: queued or running,
  * and also a possible match (CONSIDER) or a failed run (ERROR), which wait for a result or a retry.
  */
@@ -109,7 +109,7 @@ type UserStatusValue = "PENDING" | "IN_REVIEW" | "ACTIVE" | "REJECTED" | "SUSPEN
 type KycValue = "NOT_STARTED" | "PENDING" | "APPROVED" | "NEEDS_REVIEW" | "REJECTED";
 
 /**
- * Where the user's status and kyc_status go once a run completed (SPEC 2, 5), from the verdict on
+ * Where the user's status and kyc_status go once a run completed, from the verdict on
  * each type (assessByType). A confirmed hit rejects a user in review and suspends an active one; a
  * possible match waits for a posted result (NEEDS_REVIEW), and a possible sanctions match suspends
  * an active user meanwhile; all three clear approves a user in review and lifts a suspension. A user
@@ -131,7 +131,7 @@ export function statusAfterChecks(status: UserStatusValue, verdicts: Map<CheckTy
   return null; // queued, running or failed runs: nothing decided yet
 }
 
-/** Which checks a change to these user fields calls for (SPEC 2: every change to user information). */
+/** Which checks a change to these user fields calls for (every change to user information). */
 const SCREENED_FIELDS = new Set(["firstName", "middleName", "lastName", "dateOfBirth", "nationality"]);
 const PROFILE_FIELDS = new Set(["nationality", "countryOfResidence", "residentialAddress", "billingAddress"]);
 const NOT_INFORMATION = new Set(["status", "locale", "externalId"]);
@@ -143,7 +143,7 @@ export function checksForChange(fields: readonly string[]): CheckType[] {
     type === "KYC" ? true : type === "SANCTIONS_SCREENING" ? information.some((f) => SCREENED_FIELDS.has(f)) : information.some((f) => PROFILE_FIELDS.has(f)));
 }
 
-/** The event a completed run of a type raises (SPEC 8). */
+/** The event a completed run of a type raises. */
 export const CHECK_EVENT = {
   KYC: "check.kyc.updated",
   SANCTIONS_SCREENING: "check.sanctions_screening.updated",

@@ -1,5 +1,5 @@
 /**
- * Check runs of a client's users, and verification (SPEC 5): a user with nothing currently due moves
+ * Check runs of a client's users, and verification: a user with nothing currently due moves
  * to IN_REVIEW and gets a queued run of each check type (checks.engine.ts runs them).
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
@@ -66,7 +66,7 @@ export type PostedDecider = "OPERATOR" | "PROVIDER";
 const required = (field: string) => ({ field, code: "required", message: `${field} is required.` });
 
 /**
- * A person's or an upstream provider's result (SPEC 7, the operator key): replaces whatever the run
+ * A person's or an upstream provider's result (the operator key): replaces whatever the run
  * holds, in any state, and settles the user. It stands: later automatic runs may raise the user's
  * risk, never lower what it set, until a person (or, for a provider's, that provider) posts again.
  * The run is looked up before the body is judged: an unknown id, or another client's, is 404.

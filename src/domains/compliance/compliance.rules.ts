@@ -1,5 +1,5 @@
 /**
- * Country rule sets (SPEC 3), pure: the file format (zod, every error named by its path in the file)
+ * Country rule sets, pure: the file format (zod, every error named by its path in the file)
  * and `evaluate`, which turns a rule set and what is known of a user into
  * `{currentlyDue, eventuallyDue, errors}`. Names are REST field names, the same strings in both
  * transports; document groups are `documents.<name>`, verifications `phone_verified` / `email_verified`.
@@ -97,7 +97,7 @@ export function ageOn(born: Date, on: Date) {
   return years - (before ? 1 : 0);
 }
 
-/** ACTIVE and not past its expiry date: the only documents that satisfy a group (SPEC 6). */
+/** ACTIVE and not past its expiry date: the only documents that satisfy a group. */
 export const usable = (doc: DocumentFact, now: Date) => doc.status === "ACTIVE" && (!doc.expiryDate || doc.expiryDate.getTime() > now.getTime());
 
 /**

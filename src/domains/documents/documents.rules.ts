@@ -7,7 +7,7 @@ import { parseIsoDate } from "../../lib/dates.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
 
-/** 10 MiB: the largest file accepted (SPEC 6). */
+/** 10 MiB: the largest file accepted. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 /** The file bytes one request may read (Document.file.contentBase64): two of the largest files. */
 export const MAX_FILE_BYTES_PER_REQUEST = 2 * MAX_DOCUMENT_BYTES;
@@ -125,7 +125,7 @@ function cleanFileName(name: string | null, mimeType: string) {
   return base || `document.${EXTENSIONS[mimeType]}`;
 }
 
-/** SPEC 6: a document past its expiry date reads EXPIRED (derived on read, so it needs no job). */
+/** A document past its expiry date reads EXPIRED (derived on read, so it needs no job). */
 export type DocumentStatusValue = "ACTIVE" | "EXPIRED" | "DELETED";
 export function documentStatus(row: { status: DocumentStatusValue; expiryDate: Date | null }, now = new Date()): DocumentStatusValue {
   if (row.status !== "ACTIVE") return row.status;

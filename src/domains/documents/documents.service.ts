@@ -1,4 +1,4 @@
-/** Identity documents (SPEC 6): upload, update, read, list, delete — always inside the caller's client. */
+/** Identity documents: upload, update, read, list, delete — always inside the caller's client. */
 import { createHash } from "node:crypto";
 import { enqueueChecks } from "../checks/checks.engine.js";
 import type { RequestContext } from "../../context.js";
@@ -21,7 +21,7 @@ export type UploadInput = DocumentFields & { userId: string; file: FileInput };
 export type UpdateInput = DocumentFields & { id: string; file?: FileInput | null };
 export type DocumentFilters = { userId?: string | null; status?: DocumentStatusValue | null; documentType?: DocumentTypeValue | null };
 
-/** A live document of this client (not DELETED); anything else is "not found", as SPEC 1 wants. */
+/** A live document of this client (not DELETED); anything else is "not found", as docs/api.md says. */
 async function findLive(ctx: Pick<RequestContext, "db" | "principal">, id: string) {
   const row = isUuid(id) ? await ctx.db.document.findFirst({ where: { id, clientId: tenantOf(ctx as RequestContext), status: { not: "DELETED" } } }) : null;
   if (!row) throw notFound("document");
@@ -150,7 +150,7 @@ const fileColumns = (file: CheckedFile, storageKey: string) => ({
   sha256: createHash("sha256").update(file.bytes).digest("hex"), storageKey,
 });
 
-/** Audit row, event and KYC run of one change (SPEC 6, 7). */
+/** Audit row, event and KYC run of one change. */
 async function changed(write: Write, clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }, fields: string[]) {
   await write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
   write.emit("document.changed", clientId, event);

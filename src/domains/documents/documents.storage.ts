@@ -1,5 +1,5 @@
 /**
- * Where document bytes live, behind one interface (SPEC 6): files under DATA_DIR/documents on the
+ * Where document bytes live, behind one interface: files under DATA_DIR/documents on the
  * embedded default, the `document_blobs` table when DOCUMENT_STORE=database (the default with
  * DATABASE_URL). Either way a row never points at missing bytes and a rollback leaves none behind:
  * - database: the bytes are written and erased inside the row's own transaction;

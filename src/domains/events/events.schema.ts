@@ -24,7 +24,7 @@ builder.subscriptionField("userStatusChanged", (t) =>
 );
 
 const EventRef = builder.objectRef<EventEnvelope>("Event").implement({
-  description: "An event as webhooks send it (SPEC 8)",
+  description: "An event as webhooks send it",
   fields: (t) => ({
     id: t.exposeID("id"),
     type: t.exposeString("type", { description: "e.g. user.status.updated" }),

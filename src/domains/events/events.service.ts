@@ -1,5 +1,5 @@
 /**
- * Catch-up over the outbox (SPEC 8): a client's events after a given one, oldest first, in the
+ * Catch-up over the outbox: a client's events after a given one, oldest first, in the
  * envelope webhooks and REST send: `{id, type, created_at, data: {user_id, …}}`. Only the caller's
  * client's events of the public types are listed (cache-invalidation events have no client).
  */
@@ -9,7 +9,7 @@ import { isUuid } from "../../lib/ids.js";
 import { invalid } from "../../lib/errors.js";
 import { toSnake } from "../../lib/case.js";
 
-/** What a consumer may hear of (SPEC 8); the checks engine adds the check.* ones as it emits them. */
+/** What a consumer may hear of; the checks engine adds the check.* ones as it emits them. */
 export const PUBLIC_EVENT_TYPES = [
   "user.status.updated", "user.risk_level.updated",
   "check.kyc.updated", "check.sanctions_screening.updated", "check.transaction_monitoring.updated",

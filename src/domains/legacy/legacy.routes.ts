@@ -1,5 +1,5 @@
 /**
- * The seed's v1 paths (SPEC 10) as route-table entries over the same GraphQL operations as their v2
+ * The seed's v1 paths as route-table entries over the same GraphQL operations as their v2
  * twins: no rule lives here. Each names its successor; the shim adds Deprecation, Sunset and the
  * successor-version Link to every answer, counts the call, and answers 410 when V1_ENABLED=0.
  */

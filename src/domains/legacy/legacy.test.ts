@@ -59,7 +59,7 @@ describe("v1 (legacy) routes", () => {
     const updated = await v1("PUT", "/v1/users", { user_id: userId, middle_name: "Kai", phone_number: "+6591234567" });
     expect(updated).toMatchObject({ status: 200, body: { user_id: userId, middle_name: "Kai" } });
     expectDeprecated(updated, "/v2/users");
-    // X-Auth-User-ID names the user instead of the body (SPEC 1); both given and different is 400
+    // X-Auth-User-ID names the user instead of the body; both given and different is 400
     const byHeader = await v1("PUT", "/v1/users", { last_name: "Header" }, key, { "x-auth-user-id": userId });
     expect(byHeader).toMatchObject({ status: 200, body: { user_id: userId, last_name: "Header" } });
     const clash = await v1("PUT", "/v1/users", { user_id: userId, last_name: "X" }, key, { "x-auth-user-id": randomUUID() });

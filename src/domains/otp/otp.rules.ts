@@ -1,4 +1,4 @@
-/** OTP rules (SPEC 4): pure functions and the numbers they use; no I/O. */
+/** OTP rules: pure functions and the numbers they use; no I/O. */
 import { randomInt } from "node:crypto";
 import { DomainError, invalid } from "../../lib/errors.js";
 import type { Channel } from "./otp.sender.js";

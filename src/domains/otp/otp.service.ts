@@ -1,5 +1,5 @@
 /**
- * One-time codes (SPEC 4): trigger, verify the current contact, confirm a pending change.
+ * One-time codes: trigger, verify the current contact, confirm a pending change.
  * A code is stored only as an HMAC; the clock is `ctx.now` so tests move time instead of sleeping.
  */
 import { randomUUID } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
- * REST entries for the remittance lookups (SPEC 9), with the seed's paths exactly as listed (its
+ * REST entries for the remittance lookups, with the seed's paths exactly as listed (its
  * `wallet` / `wallets` spellings included). Each runs one GraphQL query; lists answer with the
- * SPEC 9.1 envelope, and every answer carries a body ETag and Cache-Control (reference data changes
+ * paging envelope, and every answer carries a body ETag and Cache-Control (reference data changes
  * rarely; `private` because it is served only to API keys).
  */
 import { toCamel } from "../../lib/case.js";
@@ -21,7 +21,7 @@ export const LOOKUP_FIELDS = {
   branch: "id code name city address",
 };
 
-/** every list sorts by sort_fields + sort_order (SPEC 9, the vendor's names) */
+/** every list sorts by sort_fields + sort_order (the vendor's names) */
 const SORT = { sort_fields: "String", sort_order: "String" };
 
 type Lookup = {

@@ -1,5 +1,5 @@
 /**
- * GraphQL for remittance lookups (SPEC 9): Country, Currency, Corridor, ReceivingInstitution and
+ * GraphQL for remittance lookups: Country, Currency, Corridor, ReceivingInstitution and
  * Branch; the countries, currencies, corridors, corridor(id), receivingInstitutions and branches
  * queries; and the operator's upsert mutations. Filter arguments are strings checked by
  * remittance.rules.ts, so REST's case-insensitive values (`mobile-wallet`, `active`) work here too;

@@ -9,7 +9,7 @@ const asRest = (value: any): any =>
     : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [snake(k), asRest(v)])) : value;
 const nodes = (connection: any) => connection.edges.map((e: any) => e.node);
 
-/** The seven SPEC 9 paths, each with a documented example and the same question asked in GraphQL. */
+/** The seven lookup paths, each with a documented example and the same question asked in GraphQL. */
 const SEVEN = [
   ["/users/wallets/payouts/remittances/corridors/PHL/institutions/mobile-wallet", `receivingInstitutions(receivingCountry: "PH", receivingInstitutionType: "MOBILE_WALLET") { totalCount edges { node { ${F.institution} } } }`],
   ["/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=5&sort_order=desc", `branches(receivingInstitutionId: "in-sbin", receivingInstitutionType: "BANK", first: 5, sortOrder: "DESC") { totalCount edges { node { ${F.branch} } } }`],

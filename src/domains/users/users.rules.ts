@@ -105,7 +105,7 @@ export function checkUserFields(input: UserInput, { creating }: { creating: bool
 
 export type UserStatusValue = "PENDING" | "IN_REVIEW" | "ACTIVE" | "REJECTED" | "SUSPENDED" | "CLOSED";
 
-/** Status moves (SPEC 2). A caller may only close a user; the rest are moved by verification and risk. */
+/** Status moves. A caller may only close a user; the rest are moved by verification and risk. */
 const MOVES: Record<UserStatusValue, UserStatusValue[]> = {
   PENDING: ["IN_REVIEW", "CLOSED"],
   IN_REVIEW: ["ACTIVE", "REJECTED", "CLOSED"],

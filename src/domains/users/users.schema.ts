@@ -32,7 +32,7 @@ const FieldErrorRef = builder.objectRef<{ field: string; code: string; message: 
 });
 
 const Requirements = builder.objectRef<RequirementsShape>("Requirements").implement({
-  description: "What the user owes under the rule set in force for its country_of_residence (SPEC 3), as REST field names; eventuallyDue includes currentlyDue",
+  description: "What the user owes under the rule set in force for its country_of_residence, as REST field names; eventuallyDue includes currentlyDue",
   fields: (t) => ({
     currentlyDue: t.exposeStringList("currentlyDue"),
     eventuallyDue: t.exposeStringList("eventuallyDue"),

@@ -73,7 +73,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
 }
 
 /**
- * Applies a pending email or phone change once its OTP is confirmed (SPEC 4, PUT /v2/users/verify/otp):
+ * Applies a pending email or phone change once its OTP is confirmed (PUT /v2/users/verify/otp):
  * inside the caller's transaction, the pending value becomes the current, verified one.
  */
 export async function applyPendingContact(write: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt of one event to one endpoint (SPEC 8): Standard Webhooks signature, the SSRF
+ * One delivery attempt of one event to one endpoint: Standard Webhooks signature, the SSRF
  * guard again at send time, a 10 s budget, redirects not followed, the attempt recorded with when to
  * retry. Scheduling the retry is the job engine's: it calls deliverWebhook and, when `retryAt` is
  * set, enqueues the next call for then.

@@ -1,5 +1,5 @@
 /**
- * Webhooks fed by the outbox (SPEC 8). The transaction that writes a public event also enqueues one
+ * Webhooks fed by the outbox. The transaction that writes a public event also enqueues one
  * delivery job per enabled endpoint of the event's client that subscribes to its type (db/transaction.ts
  * calls queueWebhookDeliveries): the jobs commit with the change, so no committed event can miss its
  * webhooks, and a rolled-back one sends none. Right after commit the writer wakes its own delivery

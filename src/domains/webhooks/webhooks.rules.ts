@@ -1,8 +1,8 @@
-/** Webhook rules, pure: event types, the retry schedule (SPEC 8), when a failing endpoint is disabled. */
+/** Webhook rules, pure: event types, the retry schedule, when a failing endpoint is disabled. */
 import { randomBytes } from "node:crypto";
 import { invalid } from "../../lib/errors.js";
 
-/** The event types a client can subscribe to (SPEC 8); `*` is every type, now and later. */
+/** The event types a client can subscribe to; `*` is every type, now and later. */
 export const WEBHOOK_EVENT_TYPES = [
   "check.sanctions_screening.updated",
   "check.kyc.updated",

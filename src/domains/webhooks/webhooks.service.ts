@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of the caller's client (SPEC 8): create (secret shown once), read, list, update,
+ * Webhook endpoints of the caller's client: create (secret shown once), read, list, update,
  * rotate the secret, delete, list attempts, redeliver. Delivery itself is webhooks.delivery.ts.
  */
 import type { Prisma } from "../../../generated/prisma/client.js";

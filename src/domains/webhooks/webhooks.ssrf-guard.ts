@@ -1,5 +1,5 @@
 /**
- * SSRF guard for webhook URLs (SPEC 8). The host is resolved once, every address it resolves to is
+ * SSRF guard for webhook URLs. The host is resolved once, every address it resolves to is
  * classified (ipaddr.js), and the request then connects to the checked address through a pinned
  * `lookup`: a second DNS answer (rebinding) never reaches the socket.
  */

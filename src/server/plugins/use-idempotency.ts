@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on every POST that changes something (REST, and GraphQL mutations; SPEC 12): the
+ * Idempotency-Key on every POST that changes something (REST, and GraphQL mutations): the
  * same key and body within 24 h replays the stored response; another body → 422; the first still
  * in flight → 409. A GraphQL query posted with a key runs as any query: it changes nothing, and
  * storing its answer would only serve stale data. The key is claimed by inserting its row, so two

@@ -1,5 +1,5 @@
 /**
- * Rate limits (SPEC 12): a fixed one-minute window, counted in memory on one instance or in Redis
+ * Rate limits: a fixed one-minute window, counted in memory on one instance or in Redis
  * (INCR + PEXPIRE) when REDIS_URL is set so every instance shares the budget. Three budgets: each
  * client API key's, the operator key's (its own, so tooling cannot starve tenants nor run unbounded),
  * and the refused authentication attempts of each client address (key guessing, and floods of

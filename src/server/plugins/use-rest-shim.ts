@@ -1,5 +1,5 @@
 /**
- * The REST shim on yoga (SPEC 0): rest/answer-route.ts answers the call, running the route's
+ * The REST shim on yoga: rest/answer-route.ts answers the call, running the route's
  * pre-parsed GraphQL document through yoga's envelop (same context, auth scopes, masking as
  * /graphql). Modelled on yoga's sofa plugin. The lean GET lane (server/lanes.ts) is the other adapter.
  */
