@@ -43,7 +43,7 @@ export interface Watchlist {
   version: WatchlistVersion;
   /** the individuals: entities, vessels and aircraft are counted (`stats.entries`) but not screened, so not kept */
   entries: WatchlistEntry[];
-  /** individuals' names and aliases that are screened (single-word weak aliases are not: see README) */
+  /** individuals' names and aliases that are screened (single-word weak aliases are not: see data/sanctions/README.md) */
   names: IndexedName[];
   vocabulary: WordTable;
   /**
