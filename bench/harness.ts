@@ -94,6 +94,8 @@ export async function drainJobs(): Promise<number> {
 
 /** node flags of `npm start` (package.json), so the bench runs the server as it is deployed */
 export function startFlags(): string[] {
+  // BENCH_START_FLAGS: instead of the start script's flags (an A/B of one flag; empty for none)
+  if (process.env.BENCH_START_FLAGS !== undefined) return process.env.BENCH_START_FLAGS.split(/\s+/).filter(Boolean);
   const start = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start as string;
   const flags = /node((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(start);
   if (!flags) throw new Error(`cannot find "node … dist/src/main.js" in the start script: ${start}`);
