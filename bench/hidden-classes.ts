@@ -2,9 +2,8 @@
  * `BENCH_PROFILE=maps` of bench/profile-read.ts: the hidden classes (V8 maps) the server made during
  * the measured run, by the function and source position that made them, from its `--log-maps
  * --log-code` log. A server in its steady state makes none per request; a site that shows up once
- * per request is making objects that each get a class of their own (an object literal opening with
- * a spread and adding properties, V8 11: test/hidden-classes.test.ts), or growing a dictionary
- * through fast properties. Found the sites scripts/patch-deps.mjs edits (bench/RESULTS.md).
+ * per request is making objects that each get a class of their own, or growing a dictionary
+ * through fast properties (docs/performance.md).
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";

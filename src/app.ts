@@ -92,7 +92,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await defineEventRelay(jobs, database.prisma, events);
   await defineCardActivation(jobs, database.prisma, events);
   await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
-  await defineCheckRunner({ db: database.prisma, logger, events, jobs, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...{}, ...services, dataDir: config.dataDir }) });
+  await defineCheckRunner({ db: database.prisma, logger, events, jobs, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...services, dataDir: config.dataDir }) });
   await definePeriodicChecks({ db: database.prisma, logger, events, jobs }, config.periodicChecksCron);
   await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });

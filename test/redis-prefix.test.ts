@@ -29,7 +29,7 @@ async function speak(speakers: TestApp[], control: ReturnType<typeof listen>) {
 
 describe.runIf(redisUrl)("Redis prefix (REDIS_PREFIX)", () => {
   const apps: TestApp[] = [];
-  const start = async (env: Record<string, string> = {}) => { const t = await startTestApp("pglite", { ...{}, REDIS_URL: redisUrl!, ...env }); apps.push(t); return t; };
+  const start = async (env: Record<string, string> = {}) => { const t = await startTestApp("pglite", { REDIS_URL: redisUrl!, ...env }); apps.push(t); return t; };
   afterAll(async () => { for (const t of apps) await t.stop(); });
   const run = randomBytes(4).toString("hex");
 

@@ -88,7 +88,7 @@ async function answer(source: BatchSource, { load, waiters }: Group) {
     for (const [pair, { waiting }] of waiters) {
       const row = byPair.get(pair) ?? null;
       // each request gets its own object: resolvers may annotate what they were given
-      waiting.forEach((w, i) => w.resolve(row && i > 0 ? { ...{}, ...row } : row));
+      waiting.forEach((w, i) => w.resolve(row && i > 0 ? { ...row } : row));
     }
   } catch (error) {
     for (const { waiting } of waiters.values()) for (const w of waiting) w.reject(error);
@@ -100,7 +100,7 @@ type Delegate = { findMany(args: object): Promise<OwnedRow[]> };
 /** Prisma's findMany over every client's ids at once: `(client_id = a AND id IN …) OR (client_id = b AND …)`. */
 const prismaLoad = (model: string, selection: Selection): BatchLoad => async (wanted, { db }) => {
   // the pairing needs both keys, whatever the caller selected
-  const shape = selection.select ? { select: { ...{}, ...selection.select, id: true, clientId: true } } : selection;
+  const shape = selection.select ? { select: { ...selection.select, id: true, clientId: true } } : selection;
   const OR = [...wanted].map(([clientId, ids]) => ({ clientId, id: { in: ids } }));
-  return (db[model] as Delegate).findMany({ ...{}, ...shape, where: OR.length === 1 ? OR[0] : { OR } });
+  return (db[model] as Delegate).findMany({ ...shape, where: OR.length === 1 ? OR[0] : { OR } });
 };

@@ -138,7 +138,7 @@ async function openDriver(options: DbOptions): Promise<{
     const pgConfig = pgConfigOf(options.databaseUrl, schema);
     if (schema) await ensureSchema(options.databaseUrl, schema);
     const pool = guardedPool(pgConfig);
-    return { factory: new PrismaPg(pool, { ...{}, ...(schema ? { schema } : {}), disposeExternalPool: true }), pool, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true }), pool, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
   const { pglite, release } = await openPGlite(options.dataDir);
   return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: async () => { await pglite.close(); await release(); } };
@@ -164,7 +164,7 @@ export function guardedPool(config: pg.PoolConfig) {
 
 /** migrations may rightly run longer than any request (the migration lock's wait): their own pool's clients are not watched */
 const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
-  new PrismaPg(guardedPool({ ...{}, ...pgConfigOf(databaseUrl!, schema), Client: pg.Client }), { ...{}, ...(schema ? { schema } : {}), disposeExternalPool: true });
+  new PrismaPg(guardedPool({ ...pgConfigOf(databaseUrl!, schema), Client: pg.Client }), { ...(schema ? { schema } : {}), disposeExternalPool: true });
 
 /**
  * DATA_DIR's lock, and the embedded database if it was opened to check its migrations

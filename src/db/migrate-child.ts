@@ -17,6 +17,6 @@ async function migrate(options: DbOptions): Promise<{ applied: string[] } | { er
 
 process.once("message", async (options: DbOptions) => {
   const answer = await migrate(options);
-  // exit rather than wait: the engine leaves a 10 s timer behind (NOTES.md)
+  // exit rather than wait: the engine leaves a 10 s timer behind
   process.send!(answer, () => process.exit("error" in answer ? 1 : 0));
 });

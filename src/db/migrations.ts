@@ -1,6 +1,6 @@
 /**
  * Migrations without Prisma's schema engine in the serving process: its WebAssembly (31–43 MB) is
- * never given back once loaded (../shared/NOTES.md), so `npm start` applies pending migrations in a
+ * never given back once loaded, so `npm start` applies pending migrations in a
  * short-lived child process (migrate-child.ts) before it opens the database, and the server itself
  * only checks that every migration is recorded, which loads nothing. An in-memory PGlite, which no
  * other process can reach, is still migrated in the process that holds it (tests, demos).
@@ -57,7 +57,7 @@ export async function migrateBeforeStart(options: DbOptions): Promise<string[]> 
       if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) { handOver(options.dataDir, { pglite, release }); return []; }
       await pglite.close(); // PGlite is one process: the child opens it next
     }
-    const applied = await migrateInChild({ ...{}, ...options, parentHoldsDataDir: true });
+    const applied = await migrateInChild({ ...options, parentHoldsDataDir: true });
     handOver(options.dataDir, { pglite: null, release });
     return applied;
   } catch (error) {

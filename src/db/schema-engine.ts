@@ -1,7 +1,7 @@
 /**
  * Prisma's schema engine as WebAssembly, driven through a driver adapter: no native engine is
  * downloaded or run. Used to apply migrations at start (`cli migrate`) and to create new ones.
- * The call sequence mirrors `prisma migrate dev` (see ../shared/NOTES.md).
+ * The call sequence mirrors `prisma migrate dev`.
  */
 import { readFile, readdir, mkdir, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";

@@ -53,11 +53,11 @@ export async function withTransaction<T>(db: Db, writer: Writer, fn: (write: Wri
       audit: (entry) => recordAudit(tx, writer, entry),
       auditMany: (entries) => recordAudits(tx, writer, entries),
       emit: (topic, ...args) => { emitted.push([topic, ...args]); },
-      enqueue: (name, data, sendOptions) => jobsFor(name).send(name, data, { ...{}, ...sendOptions, tx }),
+      enqueue: (name, data, sendOptions) => jobsFor(name).send(name, data, { ...sendOptions, tx }),
       enqueueMany: (name, items) => jobsFor(name).sendMany(name, items, { tx }),
     });
     if (emitted.length) {
-      const rows = outboxRows(emitted).map((row) => ({ ...{}, ...freshRow(), ...row }));
+      const rows = outboxRows(emitted).map((row) => ({ ...freshRow(), ...row }));
       await insertEvents(tx, rows);
       eventIds = rows.map((e) => e.id);
       if (writer.jobs) relayJob = await sendRelayJob(writer.jobs, tx);

@@ -63,7 +63,7 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
       const classic = () => execute({ schema, document, variableValues: variables, contextValue }) as Promise<ExecutionResult>;
       let result = compiled ? await compiled.query(undefined, contextValue, variables) : await classic();
       if (compiled && exactErrors && result.errors?.length) result = await classic();
-      return result.errors?.length ? { ...{}, ...result, errors: result.errors.map((e) => maskError(e) as GraphQLError) } : result;
+      return result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e) as GraphQLError) } : result;
     },
     /** false when the input guard or variable coercion would refuse: on /graphql yoga answers those (400, its wording) */
     accepts(document: DocumentNode, variables: Record<string, unknown>) {

@@ -23,7 +23,7 @@ export function createMaskError(logger: Logger) {
     if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === withoutValues(error.message)) return error;
     return new GraphQLError(withoutValues(error.message), {
       nodes: error.nodes, path: error.path, source: error.source, positions: error.positions,
-      extensions: { ...{}, ...error.extensions, code: "VALIDATION_FAILED", ...(fields.length ? { fields } : {}) },
+      extensions: { ...error.extensions, code: "VALIDATION_FAILED", ...(fields.length ? { fields } : {}) },
     });
   };
 }

@@ -57,7 +57,7 @@ export async function offsetConnection<T>(
   const options = { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE };
   if (countsFirst(args)) {
     const totalCount = await count();
-    return Object.assign(await resolveOffsetConnection({ ...{}, ...options, totalCount }, fetch), { totalCount });
+    return Object.assign(await resolveOffsetConnection({ ...options, totalCount }, fetch), { totalCount });
   }
   if (!asksTotal) {
     let counted: Promise<number> | undefined;

@@ -126,7 +126,7 @@ function narrowed(query: Query, type: GraphQLObjectType, set: SelectionSetNode, 
   // a relation Pothos merged in for a field this walk did not account for keeps the whole query
   if (Object.keys(include).some((relation) => !(relation in select))) return null;
   const { include: _all, ...args } = query;
-  return { ...{}, ...args, select };
+  return { ...args, select };
 }
 
 /** The fields selected on `type` (through fragments on the same type), or null when a fragment is on another. */

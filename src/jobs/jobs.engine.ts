@@ -155,7 +155,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     /** Enqueues a job; with `tx` inside that Prisma transaction (it commits or rolls back with it). */
     async send<T extends object>(name: string, data: T, options: SendOptions = {}): Promise<string | null> {
       const { tx, ...rest } = options;
-      return boss.send(name, data, tx ? { ...{}, ...rest, db: transactionDb(tx) } : rest);
+      return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
     /** Enqueues many jobs in one statement (ids dedup: a job whose id exists is not queued again). */
     async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date; singletonKey?: string }[], options: { tx?: Tx } = {}) {

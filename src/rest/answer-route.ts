@@ -82,7 +82,7 @@ async function run(known: ReadonlySet<string>, maxBodyBytes: number, route: Comp
   const paging = route.list ? readPaging(call.searchParams) : null;
   const raw = await call.body(Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
   const body = readBodyInput(route.input, raw.value, raw.form, call.headers);
-  const variables = { ...{}, ...route.variables({ params, query, body, headers: call.headers }), ...(paging ? pagingVariables(paging) : {}) };
+  const variables = { ...route.variables({ params, query, body, headers: call.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const result = await execute(route, variables);
   if (result.errors?.length) return problemReply(problemFromGraphQL(result.errors.map((e) => e.toJSON()), known), call.requestId);
   const payload = (result.data as Record<string, unknown>)[route.field] as Record<string, unknown>;

@@ -36,7 +36,7 @@ function objectInput(type: GraphQLInputObjectType, omit: ReadonlySet<string>, al
     if (omit.has(field.name) && !restName[field.name]) continue;
     const name = restName[field.name] ?? toSnake(field.name);
     const schema = inputSchema(field.type);
-    properties[name] = { ...{}, ...(isNonNullType(field.type) ? schema : nullable(schema)), ...(field.description ? { description: field.description } : {}) };
+    properties[name] = { ...(isNonNullType(field.type) ? schema : nullable(schema)), ...(field.description ? { description: field.description } : {}) };
     if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(name);
   }
   return { type: "object", properties, additionalProperties: false, ...(required.length ? { required } : {}) };

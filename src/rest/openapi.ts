@@ -91,7 +91,7 @@ function nodesOf(connection: JsonSchema): JsonSchema {
 
 function withoutField(object: JsonSchema, field: string): JsonSchema {
   const { [field]: _gone, ...properties } = object.properties as Record<string, JsonSchema>;
-  return { ...{}, ...object, properties, required: Object.keys(properties) };
+  return { ...object, properties, required: Object.keys(properties) };
 }
 
 const PROBLEM = {

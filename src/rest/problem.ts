@@ -55,7 +55,7 @@ export function problemFromGraphQL(errors: readonly GraphQLFormattedError[], kno
   const { code = "VALIDATION_FAILED", fields: _fields, http: _http, errorId, ...meta } = ext;
   const rest = (text: string) => (GRAPHQL_WORDING.test(text) ? "The request is not valid for this route." : restText(text, known));
   const fields = errors.flatMap((e) => ((e.extensions?.fields as FieldError[] | undefined) ?? []))
-    .map((f) => ({ ...{}, ...f, field: restPath(f.field), message: rest(f.message) }));
+    .map((f) => ({ ...f, field: restPath(f.field), message: rest(f.message) }));
   return { code: code in ERROR_CODES ? code : "INTERNAL", detail: rest(first.message), fields: fields.length ? fields : undefined, meta: errorId ? { errorId, ...meta } : meta };
 }
 

@@ -65,7 +65,7 @@ export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, f
   const headerUser = headers?.get("x-auth-user-id");
   let body = given;
   if (headerUser != null && plan.body?.takesUserId) {
-    if (body.user_id === undefined) body = { ...{}, ...body, user_id: headerUser };
+    if (body.user_id === undefined) body = { ...body, user_id: headerUser };
     else if (body.user_id !== headerUser) fail(walk, "user_id", "user_id in the body and the X-Auth-User-ID header name different users; send one, or the same in both.", "conflict");
   }
   const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute, plan.body.aliases) : noBody(body, walk);

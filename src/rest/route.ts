@@ -63,13 +63,13 @@ export function restOperation(source: string): DocumentNode {
       // root fields keep their name: the shim reads data[route.field]
       const nested = ancestors.some((a) => "kind" in a && a.kind === Kind.FIELD);
       if (!nested || node.alias || !/[A-Z]/.test(node.name.value)) return undefined;
-      return { ...{}, ...node, alias: { kind: Kind.NAME, value: toSnake(node.name.value) } };
+      return { ...node, alias: { kind: Kind.NAME, value: toSnake(node.name.value) } };
     },
   });
 }
 
 /** The body as the operation's `input`, with what the route takes from the path or headers merged in. */
-export const bodyInput = (req: RestRequest, extra: Record<string, unknown> = {}) => ({ ...{}, ...req.body, ...extra });
+export const bodyInput = (req: RestRequest, extra: Record<string, unknown> = {}) => ({ ...req.body, ...extra });
 
 /** The named query parameters (snake_case) as variables (camelCase); absent ones are left out. */
 export function queryVariables(req: RestRequest, names: string[]) {

@@ -27,7 +27,7 @@ function compile(route: Route, schema: GraphQLSchema): CompiledRoute {
     paramNames.push(m[1]);
     return "([^/]+)";
   }).join("/");
-  return { ...{}, ...route, pattern: new RegExp(`^${source}/?$`), paramNames, literalSegments: route.path.split("/").length - paramNames.length, input: planInput(schema, route) };
+  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames, literalSegments: route.path.split("/").length - paramNames.length, input: planInput(schema, route) };
 }
 
 export function compileRoutes(schema: GraphQLSchema, list: Route[] = routes) {

@@ -21,7 +21,7 @@ export function createSharedCache(events: EventBus, maxEntries = 2000) {
     fill: (key: string, ttlMs: number, compute: () => Promise<Reply>) => replies.fill(key, ttlMs, async () => {
       const reply = await compute();
       // kept as bytes: each hit is then written without measuring and encoding the text again
-      return typeof reply.text === "string" ? { ...{}, ...reply, text: new Uint8Array(Buffer.from(reply.text)) } : reply;
+      return typeof reply.text === "string" ? { ...reply, text: new Uint8Array(Buffer.from(reply.text)) } : reply;
     }, (reply) => reply.status === 200),
     stop: () => changes.return?.(),
   };

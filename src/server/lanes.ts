@@ -91,7 +91,7 @@ export function createLanes(deps: LaneDeps) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
       reply = problemReply(refusal.problem, requestId, refusal.headers);
     }
-    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId }, peer.tls);
+    write(res, reply, { ...limitHeaders, "x-request-id": requestId }, peer.tls);
     recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
   }
 
@@ -134,7 +134,7 @@ export function createLanes(deps: LaneDeps) {
       reply = graphqlErrorReply(refusal.problem, requestId, refusal.headers);
     }
     metrics.countLane("graphql");
-    write(res, reply, { ...{}, ...limitHeaders, "x-request-id": requestId }, peerOf(headers, req.socket, deps.trustProxy).tls);
+    write(res, reply, { ...limitHeaders, "x-request-id": requestId }, peerOf(headers, req.socket, deps.trustProxy).tls);
     recordRequest(log, { method: "POST", pathname: "/graphql", status: reply.status, started, requestId, read: true }); // the lane runs queries only
     return true;
   }
@@ -155,7 +155,7 @@ export function createLanes(deps: LaneDeps) {
 
 /** A reply on node's response, with the length yoga's adapter would send and the security headers yoga's answers carry. */
 function write(res: ServerResponse, reply: Reply, extra: Record<string, string>, tls: boolean) {
-  const headers: Record<string, string> = { ...{}, ...securityHeaders(tls), ...reply.headers, ...extra };
+  const headers: Record<string, string> = { ...securityHeaders(tls), ...reply.headers, ...extra };
   if (reply.text !== null) headers["content-length"] = String(typeof reply.text === "string" ? Buffer.byteLength(reply.text) : reply.text.byteLength);
   res.writeHead(reply.status, headers);
   res.end(reply.text ?? undefined);

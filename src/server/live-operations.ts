@@ -105,7 +105,7 @@ export const isSlot = (admitted: Slot | SlotRefusal): admitted is Slot => "relea
 /** The GraphQL error of a refused slot; over HTTP it carries the status (429, 503) and Retry-After for yoga's answer. */
 export function slotRefusalError({ code, message, retryAfter }: SlotRefusal, { http }: { http: boolean }) {
   const status = { status: statusOf(code), headers: { "retry-after": String(retryAfter) } };
-  return new GraphQLError(message, { extensions: { ...{}, code, retryAfter, ...(http ? { http: status } : {}) } });
+  return new GraphQLError(message, { extensions: { code, retryAfter, ...(http ? { http: status } : {}) } });
 }
 
 const DONE = { done: true, value: undefined } as const;

@@ -13,7 +13,7 @@ const BASE: Readonly<Record<string, string>> = Object.freeze({
   "cache-control": "no-store",
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 });
-const OVER_TLS: Readonly<Record<string, string>> = Object.freeze({ ...{}, ...BASE, "strict-transport-security": "max-age=31536000" });
+const OVER_TLS: Readonly<Record<string, string>> = Object.freeze({ ...BASE, "strict-transport-security": "max-age=31536000" });
 
 export const securityHeaders = (tls: boolean) => (tls ? OVER_TLS : BASE);
 

@@ -30,7 +30,7 @@ export function unexpectedErrorResponse(logger: Logger, request: Request, error:
 export function withErrorBoundary(plugin: Plugin, logger: Logger): Plugin {
   const { onRequest, onResponse } = plugin;
   return {
-    ...{}, ...plugin,
+    ...plugin,
     ...(onRequest ? {
       async onRequest(payload) {
         try { await onRequest.call(plugin, payload); } catch (error) { payload.endResponse(unexpectedErrorResponse(logger, payload.request, error)); }

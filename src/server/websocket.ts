@@ -74,7 +74,7 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
       const { refusal } = await rateLimiter(principal);
       if (refusal) return [coded(refusal.problem.detail, "RATE_LIMITED", { retryAfter: Number(refusal.headers["retry-after"]) })];
       // `request` carries the socket through yoga's request phase: plugins that decide per request (introspection) decide alike
-      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...{}, ...ctx, request, params: payload });
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, request, params: payload });
       const document = orThrown(() => parse(payload.query));
       if (Array.isArray(document)) return document;
       const operation = getOperationAST(document, payload.operationName)?.operation;
@@ -84,7 +84,7 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
       const admitted = operation === "subscription" ? live.admit(principal, ctx.extra.socket) : undefined;
       if (admitted && !isSlot(admitted)) return [slotRefusalError(admitted, { http: false })];
       const handover: AdmittedContext = { subscriptionSlot: admitted };
-      const contextValue = await contextFactory({ ...{}, ...handover, principal, requestId: randomUUID() } as never);
+      const contextValue = await contextFactory({ ...handover, principal, requestId: randomUUID() } as never);
       return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue, rootValue: { execute, subscribe } };
     },
   }, wss);
@@ -92,13 +92,13 @@ export function attachWebSocket(server: Server, { yoga, services, rateLimiter, l
 }
 
 const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
-  new GraphQLError(message, { extensions: { ...{}, ...extensions, code } });
+  new GraphQLError(message, { extensions: { ...extensions, code } });
 
 /** An error as the socket sends it: without `extensions.http`, the status and headers only an HTTP answer uses (yoga strips it there). */
 function asSent(error: GraphQLError) {
   const sent = error.toJSON();
   const { http: _http, ...extensions } = sent.extensions ?? {};
-  return { ...{}, ...sent, extensions };
+  return { ...sent, extensions };
 }
 
 /** What a phase answers, or the GraphQL error it threw (a syntax error, armour's refusal) as the protocol's `error` message, not a socket closed on a throw. */

@@ -158,7 +158,7 @@ function useGraphiQLPage(endpoint: string): Plugin {
       const source = await page();
       const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8", vary: "accept-encoding", "cache-control": "no-cache", "content-security-policy": policy };
       if (!encoding) return endResponse(new Response(source, { headers }));
-      endResponse(new Response(await encode(encoding), { headers: { ...{}, ...headers, "content-encoding": encoding } }));
+      endResponse(new Response(await encode(encoding), { headers: { ...headers, "content-encoding": encoding } }));
     },
   };
 }

@@ -9,7 +9,7 @@ export type AuditInput = { action: string; targetType: string; targetId: string;
 export type Actor = { principal: Principal; requestId?: string };
 
 const rowOf = (actor: Actor, entry: AuditInput) => ({
-  ...{}, ...freshRow(),
+  ...freshRow(),
   clientId: actor.principal.clientId,
   actor: actor.principal.kind === "operator" ? "operator" : `key:${actor.principal.keyId}`,
   action: entry.action,

@@ -37,7 +37,7 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
   if (!types.length) return [];
   const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
   const missing = types.filter((type) => !reused.some((run) => run.type === type));
-  const created: CheckRun[] = missing.map((type) => ({ ...{}, ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
+  const created: CheckRun[] = missing.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
   await insertRuns(write.tx, created);
   // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
   if (created.length) await write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
@@ -99,7 +99,7 @@ export async function settleUser(write: Write, done: CheckRun[]) {
   // like risk_assessment_status and requirements: it does not void the ETag a caller holds for its data
   const moved = "status" in data || "kycStatus" in data;
   const after = Object.keys(data).length
-    ? await tx.user.update({ where: { id: user.id }, data: { ...{}, ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
+    ? await tx.user.update({ where: { id: user.id }, data: { ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
     : user;
   if (Object.keys(data).length) await audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
   for (const run of done) emit(CHECK_EVENT[run.type], clientId, { userId: user.id, check: checkView(run), user: userView(after) });
@@ -111,7 +111,7 @@ export async function settleUser(write: Write, done: CheckRun[]) {
 
 export type CheckEngineDeps = { db: Db; logger: Logger; events?: EventBus; jobs?: Jobs; providers: Providers };
 
-const SUBJECT = { ...{}, ...REQUIREMENT_COLUMNS, id: true } as const;
+const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
 
 /** The latest result an upstream system posted on this type, when it is an alert (not CLEAR). */
 async function openAlert(db: Db, userId: string, type: CheckType): Promise<CheckSubject["openAlert"]> {
@@ -143,7 +143,7 @@ async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object):
   try {
     // only monitoring carries upstream alerts forward: the other types need no extra read
     const alert = run.type === "TRANSACTION_MONITORING" ? await openAlert(deps.db, run.userId, run.type) : null;
-    return await deps.providers[run.type].run({ ...{}, ...subject, openAlert: alert } as CheckSubject);
+    return await deps.providers[run.type].run({ ...subject, openAlert: alert } as CheckSubject);
   } catch (error) {
     deps.logger.error({ err: (error as Error).message, checkId: run.id, type: run.type }, "check provider failed");
     return { status: "ERROR", score: 0, reasons: ["provider_error"], matches: [], provider: "engine" };

@@ -95,7 +95,7 @@ export function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProv
       if (alert && SEVERITY[alert.status] > 0) {
         outcome.reasons.push("upstream_alert_open", ...alert.reasons.map((r) => `upstream:${r}`));
         outcome.score = Math.max(outcome.score, alert.status === "REJECTED" ? 1 : 0.7);
-        if (SEVERITY[alert.status] > SEVERITY[outcome.status]) outcome = { ...{}, ...outcome, status: alert.status };
+        if (SEVERITY[alert.status] > SEVERITY[outcome.status]) outcome = { ...outcome, status: alert.status };
       }
       if (!outcome.reasons.length) outcome.reasons.push("profile_low_risk");
       return outcome;

@@ -130,7 +130,7 @@ builder.mutationField("recordCheckResult", (t) => t.field({
   type: CheckRun, authScopes: { scope: OPERATOR_ONLY },
   description: "A person's or an upstream provider's result for a check (operator key): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
   args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
-  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...{}, ...input, checkId: String(input.checkId) }),
+  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
 }));
 
 /** A run as the event carried it, in the model's shape: subscribers get the state the event announced. */

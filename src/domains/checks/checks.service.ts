@@ -27,14 +27,14 @@ export function findChecks(ctx: RequestContext, userId: string, query?: Selectio
     count: async () => { await owned; return ctx.db.checkRun.count({ where }); },
     page: async ({ offset, limit }: { offset: number; limit: number }) => {
       await owned;
-      return ctx.db.checkRun.findMany({ ...{}, ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit });
+      return ctx.db.checkRun.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit });
     },
   };
 }
 
 export async function submitVerification(ctx: RequestContext, userId: string) {
   const clientId = tenantOf(ctx);
-  const user = await getUser(ctx, userId, { select: { ...{}, ...REQUIREMENT_COLUMNS, id: true, status: true, version: true } });
+  const user = await getUser(ctx, userId, { select: { ...REQUIREMENT_COLUMNS, id: true, status: true, version: true } });
   // requirements are read before the transaction: on PGlite a read outside an open transaction would wait for it
   const requirements = await requirementsOf(ctx, user);
   if (requirements.currentlyDue.length)

@@ -66,4 +66,4 @@ builder.mutationFields((t) => ({
 }));
 
 builder.queryField("apiClients", (t) =>
-  t.prismaField({ type: [ApiClient], authScopes: { scope: OPERATOR_ONLY }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...{}, ...query, orderBy: { createdAt: "asc" } }) }));
+  t.prismaField({ type: [ApiClient], authScopes: { scope: OPERATOR_ONLY }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...query, orderBy: { createdAt: "asc" } }) }));

@@ -114,7 +114,7 @@ function subjectOf(cipher: Cipher, u: RequirementFacts): Subject {
 
 export async function requirementsOf(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
   const rules = await ctx.compliance.inForce(user.countryOfResidence, now);
-  return { ...{}, ...evaluate(rules, subjectOf(ctx.cipher, user), now), rules };
+  return { ...evaluate(rules, subjectOf(ctx.cipher, user), now), rules };
 }
 
 /** `requirementsOf` without a promise when the rule sets are loaded (the `requirements` field of every user read). */

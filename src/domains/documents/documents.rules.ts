@@ -71,7 +71,7 @@ export function checkDocumentFields(input: DocumentFields, current: CheckedField
   }
   if (errors.length) throw invalid(errors);
 
-  const merged = { ...{}, ...current, ...out };
+  const merged = { ...current, ...out };
   if (merged.issueDate && merged.issueDate.getTime() > Date.now())
     errors.push({ field: "issueDate", code: "invalid", message: "issueDate cannot be in the future." });
   if (merged.issueDate && merged.expiryDate && merged.expiryDate.getTime() <= merged.issueDate.getTime())

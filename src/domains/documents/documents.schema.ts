@@ -119,7 +119,7 @@ builder.queryFields((t) => ({
     type: Document, authScopes: { scope: "documents:read" },
     args: { userId: t.arg.id(), status: t.arg({ type: DocumentStatusEnum }), documentType: t.arg({ type: DocumentTypeEnum }) },
     resolve: listResolver<DocumentFilters>("Document", (ctx, args, query) => {
-      const filters = { ...{}, ...args, userId: args.userId == null ? null : String(args.userId) };
+      const filters = { ...args, userId: args.userId == null ? null : String(args.userId) };
       return { count: () => countDocuments(ctx, filters), page: (window) => listDocuments(ctx, filters, window, query) };
     }),
   }, withTotalCount("DocumentConnection")),
@@ -129,12 +129,12 @@ builder.mutationFields((t) => ({
   uploadDocument: t.prismaField({
     type: "Document", authScopes: { scope: "documents:write" },
     args: { input: t.arg({ type: UploadDocumentInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => uploadDocument(ctx, { ...{}, ...input, userId: String(input.userId) }, query),
+    resolve: (query, _root, { input }, ctx) => uploadDocument(ctx, { ...input, userId: String(input.userId) }, query),
   }),
   updateDocument: t.prismaField({
     type: "Document", authScopes: { scope: "documents:write" },
     args: { input: t.arg({ type: UpdateDocumentInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => updateDocument(ctx, { ...{}, ...input, id: String(input.id) }, query),
+    resolve: (query, _root, { input }, ctx) => updateDocument(ctx, { ...input, id: String(input.id) }, query),
   }),
   deleteDocument: t.prismaField({
     type: "Document", authScopes: { scope: "documents:write" }, description: "Erases the bytes; the record stays, DELETED",

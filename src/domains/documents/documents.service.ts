@@ -15,7 +15,7 @@ import {
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
 type Selection = { select?: Prisma.DocumentSelect; include?: Prisma.DocumentInclude };
-const withBase = (query?: Selection) => (query?.select ? { select: { ...{}, ...query.select, id: true } } : (query ?? {}));
+const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, id: true } } : (query ?? {}));
 
 export type UploadInput = DocumentFields & { userId: string; file: FileInput };
 export type UpdateInput = DocumentFields & { id: string; file?: FileInput | null };
@@ -30,7 +30,7 @@ async function findLive(ctx: Pick<RequestContext, "db" | "principal">, id: strin
 
 /** One document, DELETED ones included (their record is kept for audit). */
 export async function getDocument(ctx: RequestContext, id: string, query?: Selection) {
-  const row = isUuid(id) ? await ctx.db.document.findFirst({ ...{}, ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  const row = isUuid(id) ? await ctx.db.document.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
   if (!row) throw notFound("document");
   return row;
 }
@@ -54,7 +54,7 @@ export async function uploadDocument(ctx: RequestContext, input: UploadInput, qu
   const key = newStorageKey();
   return ctx.documentStore.transact(ctx, { put: { key, bytes: content.bytes } }, async (write) => {
     const doc = await write.tx.document.create({
-      ...{}, ...withBase(query),
+      ...withBase(query),
       data: { clientId, userId, ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
     });
     await changed(write, clientId, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
@@ -66,7 +66,7 @@ export async function updateDocument(ctx: RequestContext, input: UpdateInput, qu
   const clientId = tenantOf(ctx);
   const { id, file, ...fields } = input;
   const current = await findLive(ctx, id);
-  const checked = checkDocumentFields(fields, { ...{}, ...current, documentNumber: current.documentNumberLast4 });
+  const checked = checkDocumentFields(fields, { ...current, documentNumber: current.documentNumberLast4 });
   const content = file ? await checkFile(file) : null;
   const key = content ? newStorageKey() : null;
   const bytes: ByteChanges = content ? { put: { key: key!, bytes: content.bytes }, erase: current.storageKey } : {};
@@ -74,13 +74,13 @@ export async function updateDocument(ctx: RequestContext, input: UpdateInput, qu
     // the row must still be live and hold the bytes just read, or a concurrent write won
     const { count } = await write.tx.document.updateMany({
       where: { id, clientId, status: { not: "DELETED" }, storageKey: current.storageKey },
-      data: { ...{}, ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}) } as Prisma.DocumentUncheckedUpdateManyInput,
+      data: { ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}) } as Prisma.DocumentUncheckedUpdateManyInput,
     });
     if (!count) throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
       ? new DomainError("CONFLICT", "The document's file was replaced while this update ran: read it again and retry.")
       : notFound("document");
     await changed(write, clientId, { documentId: id, userId: current.userId, change: "updated" }, [...Object.keys(checked), ...(content ? ["file"] : [])]);
-    return write.tx.document.findUniqueOrThrow({ ...{}, ...withBase(query), where: { id } });
+    return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
   });
 }
 
@@ -95,7 +95,7 @@ export async function deleteDocument(ctx: RequestContext, id: string, query?: Se
     });
     if (!count) throw notFound("document");
     await changed(write, clientId, { documentId: id, userId: current.userId, change: "deleted" }, ["status", "file"]);
-    return write.tx.document.findUniqueOrThrow({ ...{}, ...withBase(query), where: { id } });
+    return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
   });
 }
 
@@ -121,7 +121,7 @@ export async function countDocuments(ctx: RequestContext, filters: DocumentFilte
 
 export async function listDocuments(ctx: RequestContext, filters: DocumentFilters, window: { offset: number; limit: number }, query?: Selection) {
   await checkFilters(ctx, filters);
-  return ctx.db.document.findMany({ ...{}, ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+  return ctx.db.document.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
 }
 
 /** The where of `User.documents`: the same status rules as the list. */
@@ -137,7 +137,7 @@ async function assertUser(ctx: RequestContext, userId: string) {
 
 function columnsOf(ctx: RequestContext, checked: CheckedFields): Prisma.DocumentUncheckedUpdateInput {
   const { documentNumber, ...rest } = checked;
-  const data: Prisma.DocumentUncheckedUpdateInput = { ...{}, ...rest };
+  const data: Prisma.DocumentUncheckedUpdateInput = { ...rest };
   if (documentNumber !== undefined) {
     data.documentNumberCiphertext = documentNumber === null ? null : ctx.cipher.encrypt(documentNumber);
     data.documentNumberLast4 = documentNumber === null ? null : lastFour(documentNumber);

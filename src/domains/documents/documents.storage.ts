@@ -43,7 +43,7 @@ export async function createDocumentStore(config: Pick<Config, "dataDir" | "docu
   const sweeping = store.sweep()
     .then((n) => { if (n) logger.info({ removed: n }, "document store: unreferenced files removed"); })
     .catch((error) => logger.warn({ err: error }, "document store sweep failed"));
-  return { ...{}, ...store, close: async () => { await sweeping; await store.close(); } };
+  return { ...store, close: async () => { await sweeping; await store.close(); } };
 }
 
 function databaseStore(db: Db): DocumentStore {

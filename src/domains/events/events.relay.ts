@@ -41,7 +41,7 @@ function publish(bus: EventBus, rows: Row[]) {
 }
 
 const claim = (db: Db, where: object) =>
-  db.event.updateManyAndReturn({ where: { ...{}, ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: { id: true, seq: true, type: true, clientId: true, data: true } });
+  db.event.updateManyAndReturn({ where: { ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: { id: true, seq: true, type: true, clientId: true, data: true } });
 
 /** After commit: publishes these rows unless a relay got them first; false when it failed (the relay job will). */
 export async function publishEvents(db: Db, bus: EventBus, ids: string[], logger?: Logger): Promise<boolean> {

@@ -31,18 +31,18 @@ const address = (type: "RESIDENTIAL" | "BILLING"): Route => ({
 });
 
 export const legacyRoutes: Route[] = [
-  { ...{}, ...twin(usersRoutes, "POST", "/v2/users"), path: "/v1/users", successor: "/v2/users" },
-  { ...{}, ...updateUser, ...byBodyUserId, path: "/v1/users", summary: "Update a user named by user_id in the body (partial)", successor: "/v2/users" },
+  { ...twin(usersRoutes, "POST", "/v2/users"), path: "/v1/users", successor: "/v2/users" },
+  { ...updateUser, ...byBodyUserId, path: "/v1/users", summary: "Update a user named by user_id in the body (partial)", successor: "/v2/users" },
   address("RESIDENTIAL"),
   address("BILLING"),
-  { ...{}, ...twin(documentsRoutes, "POST", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
-  { ...{}, ...twin(documentsRoutes, "PUT", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
+  { ...twin(documentsRoutes, "POST", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
+  { ...twin(documentsRoutes, "PUT", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
   {
-    ...{}, ...twin(walletsRoutes, "POST", WALLETS), path: "/v1/users/wallets", successor: WALLETS,
+    ...twin(walletsRoutes, "POST", WALLETS), path: "/v1/users/wallets", successor: WALLETS,
     operation: restOperation(`mutation CreateWallet($input: CreateWalletInput!) { createWallet(input: $input) { wallet_id: id userId currency status } }`),
   },
   {
-    ...{}, ...twin(walletsRoutes, "POST", CARDS), path: "/v1/users/wallets/cards/", successor: CARDS,
+    ...twin(walletsRoutes, "POST", CARDS), path: "/v1/users/wallets/cards/", successor: CARDS,
     operation: restOperation(`mutation RequestCard($input: RequestCardInput!) { requestCard(input: $input) { card_id: id walletId cardType status } }`),
   },
 ];

@@ -72,12 +72,12 @@ builder.mutationFields((t) => ({
     type: OtpVerification, authScopes: { scope: "users:write" },
     description: "Proves the current email or phone with the code sent to it",
     args: { input: t.arg({ type: VerifyOtpInput, required: true }) },
-    resolve: (_root, { input }, ctx) => verifyOtp(ctx, { ...{}, ...input, userId: String(input.userId) }),
+    resolve: (_root, { input }, ctx) => verifyOtp(ctx, { ...input, userId: String(input.userId) }),
   }),
   confirmContactChange: t.prismaField({
     type: "User", authScopes: { scope: "users:write" },
     description: "Applies a pending email or phone change with the code sent to the new contact",
     args: { input: t.arg({ type: ConfirmContactChangeInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => confirmContactChange(ctx, { ...{}, ...input, userId: String(input.userId) }, query),
+    resolve: (query, _root, { input }, ctx) => confirmContactChange(ctx, { ...input, userId: String(input.userId) }, query),
   }),
 }));

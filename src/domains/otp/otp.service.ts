@@ -39,7 +39,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   //    concurrent triggers cannot all pass a limit; the code is SENDING (not usable) until its message has gone out
   const reserved = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`otp:${clientId}`}, 0))`;
-    const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
+    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
     const destination = pending(user, channel) ?? current(user, channel);
     if (!destination) throw new DomainError("VALIDATION_FAILED", `The user has no ${noun(channel)}; set one with PUT /v2/users/{user_id} first.`,
@@ -83,7 +83,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
  */
 async function checkSendLimits(tx: Write["tx"], clientId: string, channel: Channel, toKey: string, now: Date, perClientPerHour: number) {
   const window = { clientId, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" as const } };
-  const toSame = await tx.otpCode.findMany({ where: { ...{}, ...window, destinationKey: toKey }, select: { createdAt: true } });
+  const toSame = await tx.otpCode.findMany({ where: { ...window, destinationKey: toKey }, select: { createdAt: true } });
   checkTriggerLimits(toSame.map((r) => r.createdAt), now, `this ${noun(channel)}`);
   const [capReached] = await tx.otpCode.findMany({ where: window, orderBy: { createdAt: "desc" }, skip: perClientPerHour - 1, take: 1, select: { createdAt: true } });
   checkClientSendLimit(capReached?.createdAt ?? null, now, perClientPerHour);
@@ -94,7 +94,7 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
   return checkCode(ctx, input, "current", async ({ tx, audit }, userId, now) => {
     await tx.user.update({
       where: { id: userId },
-      data: { ...{}, ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
+      data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
     });
     await audit({ action: "user.contact.verified", targetType: "user", targetId: userId, changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"] });
     return { userId, channel: input.channel, verified: true, verifiedAt: now };
@@ -120,7 +120,7 @@ async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "cu
   const now = ctx.now();
   const outcome: Outcome<T> = await withTransaction(ctx.db, ctx, async (write) => {
     const { tx } = write;
-    const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
+    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
     if (target === "pending" && !pending(user, channel))
       throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${noun(channel)} to confirm; use POST /v2/users/verify/otp to verify the current one.`);
     const otp = await tx.otpCode.findFirst({ where: { clientId, userId: user.id, channel, status: { in: ["ACTIVE", "USED"] } }, orderBy: { createdAt: "desc" } });

@@ -73,7 +73,7 @@ export async function upsertReferenceRow(db: Db, actor: Writer, kind: RowKind, i
   const errors: FieldError[] = [];
   const row = checkRow(kind, input, (f) => f, errors);
   if (!row) throw invalid(errors);
-  await writeRows(db, actor, [{ ...{}, ...row, name: (f) => f }], { action: `reference.${kind}.upserted`, target: row.row.id });
+  await writeRows(db, actor, [{ ...row, name: (f) => f }], { action: `reference.${kind}.upserted`, target: row.row.id });
   return row.row.id;
 }
 
@@ -113,13 +113,13 @@ function checkCsv(text: string): Located[] {
     const name = inFile(`rows.${line}`);
     if (!ROW_KINDS.includes(kind)) { errors.push({ field: name("kind"), code: "invalid", message: `${name("kind")} must be one of ${ROW_KINDS.join(", ")}.` }); return undefined; }
     const lists = { requiredFields: split(cell.required_fields), userTypes: split(cell.user_types) };
-    return located(checkRow(kind, { ...{}, ...(camelKeys(cell) as Record<string, unknown>), ...lists }, name, errors), name);
+    return located(checkRow(kind, { ...(camelKeys(cell) as Record<string, unknown>), ...lists }, name, errors), name);
   });
   return settle(rows, errors);
 }
 
 const split = (cell?: string) => (cell ? cell.split("|").map((v) => v.trim()).filter(Boolean) : undefined);
-const located = (row: Row | undefined, name: FieldNamer) => (row ? { ...{}, ...row, name } : undefined);
+const located = (row: Row | undefined, name: FieldNamer) => (row ? { ...row, name } : undefined);
 
 /** Throws every row error (the first 20); otherwise checks ids are not repeated within the file. */
 function settle(rows: (Located | undefined)[], errors: FieldError[]): Located[] {
@@ -194,10 +194,10 @@ const institutionData = ({ row: r }: { row: InstitutionRow }) => ({
   bic: r.bic, localCode: r.localCode, localCodeType: r.localCodeType, status: r.status ?? "ACTIVE", source: r.source,
 });
 const branchData = ({ row: r }: { row: BranchRow }) => ({
-  ...{}, ...r, nameKey: searchKey(r.name), cityKey: r.city ? searchKey(r.city) : null, searchKey: searchKey(r.name, r.code, r.city, r.address),
+  ...r, nameKey: searchKey(r.name), cityKey: r.city ? searchKey(r.city) : null, searchKey: searchKey(r.name, r.code, r.city, r.address),
 });
 const corridorData = ({ row: r }: { row: CorridorRow }) => ({
-  ...{}, ...r, minAmount: BigInt(r.minAmount), maxAmount: BigInt(r.maxAmount), userTypes: r.userTypes ?? [...USER_TYPES], status: r.status ?? "ACTIVE",
+  ...r, minAmount: BigInt(r.minAmount), maxAmount: BigInt(r.maxAmount), userTypes: r.userTypes ?? [...USER_TYPES], status: r.status ?? "ACTIVE",
 });
 
 /** RFC 4180: quoted cells may hold commas, doubled quotes and line breaks; `line` is where a record starts. */
@@ -223,5 +223,5 @@ function parseCsv(text: string): { line: number; cells: string[] }[] {
     } else cell += ch;
   }
   if (cell !== "" || cells.length) endRecord();
-  return records.map((r, i) => (i === 0 ? { ...{}, ...r, cells: r.cells.map((c) => c.trim().toLowerCase()) } : r));
+  return records.map((r, i) => (i === 0 ? { ...r, cells: r.cells.map((c) => c.trim().toLowerCase()) } : r));
 }

@@ -41,7 +41,7 @@ function list({ path, summary, field, nodes, query, params = {} }: Lookup): Rout
     method: "GET", path, summary, scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, sharedCacheMs: SHARED_CACHE_MS, list: true, field, queryParams: Object.keys(query),
     operation: restOperation(`query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`),
     variables: (req: RestRequest) => ({
-      ...{}, ...queryVariables(req, Object.keys(query)),
+      ...queryVariables(req, Object.keys(query)),
       ...Object.fromEntries(Object.entries(params).map(([param, [name]]) => [name, req.params[param]])),
     }),
   };

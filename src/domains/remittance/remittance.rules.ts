@@ -125,7 +125,7 @@ export type FieldNamer = (field: string) => string;
  */
 export function checkRow(kind: RowKind, input: Record<string, unknown>, name: FieldNamer, errors: FieldError[]): Row | undefined {
   const before = errors.length;
-  const source: Record<string, unknown> = { ...{}, ...input, ...flattenDelivery(input.deliveryEstimate) };
+  const source: Record<string, unknown> = { ...input, ...flattenDelivery(input.deliveryEstimate) };
   const out: Record<string, unknown> = {};
   for (const [field, [check, need]] of Object.entries(ROW_SPECS[kind] as Spec)) {
     const raw = source[field];

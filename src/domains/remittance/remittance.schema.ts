@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
       userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
       ...sortArgs(t, "corridor"),
     },
-    resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) => findCorridors(db, { ...{}, ...args, id: args.id == null ? null : String(args.id) }, query)),
+    resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) => findCorridors(db, { ...args, id: args.id == null ? null : String(args.id) }, query)),
   }, withTotalCount("CorridorConnection")),
   corridor: t.prismaField({
     type: "Corridor", authScopes: lookups, args: { id: t.arg.id({ required: true }) },
@@ -193,6 +193,6 @@ builder.queryFields((t) => ({
       city: t.arg.string({ description: "The whole city name, case- and accent-insensitive" }),
       ...sortArgs(t, "branch"),
     },
-    resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) => findBranches(db, { ...{}, ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query)),
+    resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) => findBranches(db, { ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query)),
   }, withTotalCount("BranchConnection")),
 }));

@@ -37,13 +37,13 @@ export function findCountries(db: Db, args: CountryArgs, query?: Query<Prisma.Co
   const a = parseArgs<{ destinationCountryCode: string[]; receivingInstitutionType: InstitutionType; userType: UserType; status: Status }>(args, {
     destinationCountryCode: arg.countries, receivingInstitutionType: arg.type, userType: arg.userType, status: arg.status,
   });
-  const corridor = { ...{}, ...only("receivingInstitutionType", a.receivingInstitutionType), ...only("status", a.status), ...(a.userType ? { userTypes: { has: a.userType } } : {}) };
+  const corridor = { ...only("receivingInstitutionType", a.receivingInstitutionType), ...only("status", a.status), ...(a.userType ? { userTypes: { has: a.userType } } : {}) };
   const where: Prisma.CountryWhereInput = {
-    ...{}, ...(a.destinationCountryCode ? { code: { in: a.destinationCountryCode } } : {}),
+    ...(a.destinationCountryCode ? { code: { in: a.destinationCountryCode } } : {}),
     ...(Object.keys(corridor).length ? { corridors: { some: corridor } } : {}),
   };
   const orderBy = orderOf("country", args, "country_code", "code");
-  return paged(() => db.country.count({ where }), (w) => db.country.findMany({ ...{}, ...query, where, orderBy, ...w }));
+  return paged(() => db.country.count({ where }), (w) => db.country.findMany({ ...query, where, orderBy, ...w }));
 }
 
 export type CurrencyArgs = SortArgs & { search?: string | null; status?: string | null; sort?: string | null };
@@ -56,10 +56,10 @@ export function findCurrencies(db: Db, args: CurrencyArgs, query?: Query<Prisma.
   const orderBy = orderOf("currency", alias ? { sortFields: `currency_${alias.field}`, sortOrder: alias.order } : args, "currency_code", "code");
   const country = args.search ? toAlpha2(args.search, { allowName: true }) : null;
   const where: Prisma.CurrencyWhereInput = {
-    ...{}, ...only("status", a.status),
+    ...only("status", a.status),
     ...(a.search ? { OR: [{ searchKey: { contains: a.search } }, ...(country ? [{ countries: { some: { countryCode: country } } }] : [])] } : {}),
   };
-  return paged(() => db.currency.count({ where }), (w) => db.currency.findMany({ ...{}, ...query, where, orderBy, ...w }));
+  return paged(() => db.currency.count({ where }), (w) => db.currency.findMany({ ...query, where, orderBy, ...w }));
 }
 
 export type CorridorArgs = SortArgs & {
@@ -76,21 +76,21 @@ export function findCorridors(db: Db, args: CorridorArgs, query?: CorridorQuery)
   // both country parameters may be given; a corridor must match each
   const countries = [a.receivingCountry, a.receivingCountryCode].filter((c): c is string => !!c);
   const where: Prisma.CorridorWhereInput = {
-    ...{}, ...(args.id ? { id: args.id } : {}),
+    ...(args.id ? { id: args.id } : {}),
     AND: countries.map((receivingCountry) => ({ receivingCountry })),
     ...only("receivingCurrency", a.receivingCurrency), ...only("receivingInstitutionType", a.receivingInstitutionType), ...only("status", a.status),
     ...(a.userType ? { userTypes: { has: a.userType } } : {}),
   };
   const orderBy = orderOf("corridor", args, "id", "id");
-  return paged(() => db.corridor.count({ where }), (w) => db.corridor.findMany({ ...{}, ...query, where, orderBy, ...w }));
+  return paged(() => db.corridor.count({ where }), (w) => db.corridor.findMany({ ...query, where, orderBy, ...w }));
 }
 
 const found = <T>(what: string) => (row: T | null) => { if (!row) throw notFound(what); return row; };
 
-export const getCorridor = (db: Db, id: string, query?: CorridorQuery) => db.corridor.findUnique({ ...{}, ...query, where: { id } }).then(found("corridor"));
+export const getCorridor = (db: Db, id: string, query?: CorridorQuery) => db.corridor.findUnique({ ...query, where: { id } }).then(found("corridor"));
 export const getInstitution = (db: Db, id: string, query?: Query<Prisma.ReceivingInstitutionSelect, Prisma.ReceivingInstitutionInclude>) =>
-  db.receivingInstitution.findUnique({ ...{}, ...query, where: { id } }).then(found("receiving institution"));
-export const getBranch = (db: Db, id: string, query?: Query<Prisma.BranchSelect, Prisma.BranchInclude>) => db.branch.findUnique({ ...{}, ...query, where: { id } }).then(found("branch"));
+  db.receivingInstitution.findUnique({ ...query, where: { id } }).then(found("receiving institution"));
+export const getBranch = (db: Db, id: string, query?: Query<Prisma.BranchSelect, Prisma.BranchInclude>) => db.branch.findUnique({ ...query, where: { id } }).then(found("branch"));
 
 export type InstitutionArgs = {
   receivingCountry?: string | null; receivingInstitutionType?: string | null; name?: string | null; status?: string | null;
@@ -103,7 +103,7 @@ export function findInstitutions(db: Db, args: InstitutionArgs) {
   });
   const orderBy = orderOf("institution", args, "name", "id");
   const where: Prisma.ReceivingInstitutionWhereInput = {
-    ...{}, ...only("countryCode", a.receivingCountry), ...only("type", a.receivingInstitutionType), ...only("status", a.status),
+    ...only("countryCode", a.receivingCountry), ...only("type", a.receivingInstitutionType), ...only("status", a.status),
     ...(a.name ? { nameKey: { contains: a.name } } : {}),
   };
   return paged(() => db.receivingInstitution.count({ where }), (w) => db.receivingInstitution.findMany({ where, orderBy, ...w }));
@@ -141,5 +141,5 @@ export function findBranches(db: Db, args: BranchArgs, query?: Query<Prisma.Bran
     if (n === 0 && !(await db.receivingInstitution.findFirst({ where: institution, select: { id: true } }))) throw notFound("receiving institution of that type");
     return n;
   };
-  return paged(count, (w) => db.branch.findMany({ ...{}, ...query, where, orderBy, ...w }));
+  return paged(count, (w) => db.branch.findMany({ ...query, where, orderBy, ...w }));
 }

@@ -86,7 +86,7 @@ const loadUsers: BatchLoad = async (wanted, { rows }) => {
 
 /** The user `id` of `clientId` with the fields `selection` asks for, or null. */
 export function readUserById(db: Db | Tx, clientId: string, id: string, selection: Selection | undefined): Promise<User | null> {
-  if (!statementCovers(selection)) return findOwnedById(db, "user", clientId, id, selection, () => db.user.findFirst({ ...{}, ...selection, where: { id, clientId } }));
+  if (!statementCovers(selection)) return findOwnedById(db, "user", clientId, id, selection, () => db.user.findFirst({ ...selection, where: { id, clientId } }));
   // unbatched (a transaction's client): the same statement through Prisma, one row
   const single = async () => {
     const [row] = await db.$queryRawUnsafe<{ user: string }[]>(USERS_BY_IDS, [clientId], [id]);

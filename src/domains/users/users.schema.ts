@@ -142,7 +142,7 @@ builder.mutationFields((t) => ({
   updateUser: t.prismaField({
     type: "User", authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: UpdateUserInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => updateUser(ctx, { ...{}, ...input, id: String(input.id) }, query),
+    resolve: (query, _root, { input }, ctx) => updateUser(ctx, { ...input, id: String(input.id) }, query),
   }),
   updateUserAddress: t.prismaField({
     type: "User", authScopes: { scope: "users:write" },
@@ -157,6 +157,6 @@ builder.mutationFields((t) => ({
 /** A field error about `residentialAddress.city` is about `address.city` to a caller who sent `address`. */
 const renameFields = (from: string, to: string) => (error: unknown): never => {
   if (error instanceof DomainError && error.fields)
-    throw new DomainError(error.code, error.message.replaceAll(from, to), error.fields.map((f) => ({ ...{}, ...f, field: f.field.startsWith(from) ? to + f.field.slice(from.length) : f.field, message: f.message.replaceAll(from, to) })), error.meta);
+    throw new DomainError(error.code, error.message.replaceAll(from, to), error.fields.map((f) => ({ ...f, field: f.field.startsWith(from) ? to + f.field.slice(from.length) : f.field, message: f.message.replaceAll(from, to) })), error.meta);
   throw error;
 };

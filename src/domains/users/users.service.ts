@@ -15,7 +15,7 @@ import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUse
 type Selection = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
 // columns services need whatever the caller selected
 const BASE_SELECT = { id: true, version: true, email: true, phoneNumber: true, emailVerified: true, phoneVerified: true, status: true } as const;
-const withBase = (query?: Selection) => (query?.select ? { select: { ...{}, ...query.select, ...BASE_SELECT } } : (query ?? {}));
+const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, ...BASE_SELECT } } : (query ?? {}));
 
 export type UserFilters = SortArgs & { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
 /** sort_fields values → columns; newest first unless the caller sorts */
@@ -48,17 +48,17 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const checked = checkUserFields(fields, { creating: false });
   return withTransaction(ctx.db, ctx, async (write) => {
     const { tx, audit, emit } = write;
-    const current = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, id);
+    const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
       throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
     if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
     const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
     // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
     const changed = changedColumns(ctx, current, data);
-    if (!changed.length) return tx.user.findFirstOrThrow({ ...{}, ...withBase(query), where: { id } });
+    if (!changed.length) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
     await assertUnique(tx, clientId, checked, id);
     // optimistic: the row must still be at the version just read, or a concurrent write won
-    const user = await tx.user.update({ ...{}, ...withBase(query), where: { id, version: current.version }, data: { ...{}, ...data, version: { increment: 1 } } })
+    const user = await tx.user.update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
       .catch((error: { code?: string }) => {
         if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
         throw error;
@@ -79,14 +79,14 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
 export async function applyPendingContact(write: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {
   const { tx, audit } = write;
   const clientId = tenantOf(ctx);
-  const current = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, id, { select: { ...{}, ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
+  const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
   const pending = channel === "EMAIL" ? current.pendingEmail : current.pendingPhoneNumber;
   if (!pending) throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${channel === "EMAIL" ? "email" : "phone number"} to confirm.`);
   const data: Prisma.UserUncheckedUpdateInput = channel === "EMAIL"
     ? { email: pending, emailKey: pending.toLowerCase(), pendingEmail: null, emailVerified: true }
     : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
   if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
-  const user = await tx.user.update({ ...{}, ...withBase(query), where: { id }, data: { ...{}, ...data, version: { increment: 1 } } }).catch(uniqueViolation);
+  const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
   await audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
   await enqueueChecks(write, { clientId, userId: id }, checksForChange([channel === "EMAIL" ? "email" : "phoneNumber"]), "USER_UPDATED");
   return user;
@@ -106,12 +106,12 @@ export const countUsers = (ctx: RequestContext, filters: UserFilters) => ctx.db.
 export function listUsers(ctx: RequestContext, filters: UserFilters, window: { offset: number; limit: number }, query?: Selection) {
   const sort = parseSort(Object.keys(USER_SORTS) as (keyof typeof USER_SORTS)[], filters, { field: "created_at", order: "desc" });
   const orderBy = [{ [USER_SORTS[sort.field]]: sort.order }, { id: sort.order }];
-  return ctx.db.user.findMany({ ...{}, ...query, where: whereOf(tenantOf(ctx), filters), orderBy, skip: window.offset, take: window.limit });
+  return ctx.db.user.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy, skip: window.offset, take: window.limit });
 }
 
 function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUncheckedUpdateInput {
   const { taxId, email, residentialAddress, billingAddress, status, ...rest } = checked;
-  const data: Prisma.UserUncheckedUpdateInput = { ...{}, ...(rest as Prisma.UserUncheckedUpdateInput) };
+  const data: Prisma.UserUncheckedUpdateInput = { ...(rest as Prisma.UserUncheckedUpdateInput) };
   if (status) data.status = status;
   if (email !== undefined) { data.email = email as string | null; data.emailKey = (email as string | null)?.toLowerCase() ?? null; }
   if (residentialAddress !== undefined) data.residentialAddress = json(residentialAddress as Address | null);
@@ -147,7 +147,7 @@ const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value
  */
 type Contact = { email: string | null; phoneNumber: string | null; emailVerified: boolean; phoneVerified: boolean; pendingEmail: string | null; pendingPhoneNumber: string | null };
 function holdVerifiedContactChanges(current: Contact, data: Prisma.UserUncheckedUpdateInput) {
-  const out = { ...{}, ...data };
+  const out = { ...data };
   if (current.emailVerified && typeof data.email === "string") {
     const same = data.email.toLowerCase() === current.email?.toLowerCase();
     if (!same) out.pendingEmail = data.email;

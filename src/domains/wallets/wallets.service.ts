@@ -21,13 +21,13 @@ export const cardProvider: CardProvider = sandboxCardProvider();
 export const CARD_ACTIVATION_JOB = "cards.activate";
 
 export async function getWallet(ctx: RequestContext, id: string, query?: WalletSelection) {
-  const wallet = isUuid(id) ? await ctx.db.wallet.findFirst({ ...{}, ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  const wallet = isUuid(id) ? await ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
   if (!wallet) throw notFound("wallet");
   return wallet;
 }
 
 export async function getCard(ctx: RequestContext, id: string, query?: CardSelection) {
-  const card = isUuid(id) ? await ctx.db.card.findFirst({ ...{}, ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  const card = isUuid(id) ? await ctx.db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
   if (!card) throw notFound("card");
   return card;
 }
@@ -37,14 +37,14 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
   const clientId = tenantOf(ctx);
   const currency = checkCurrencyCode(input.currency);
   return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    const user = await getUser({ ...{}, ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
+    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
     if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
     const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
     if (known?.status !== "ACTIVE")
       throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [{ field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` }]);
     if (await tx.wallet.findFirst({ where: { userId: user.id, currency }, select: { id: true } }))
       throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [{ field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` }]);
-    const wallet = await tx.wallet.create({ ...{}, ...query, data: { clientId, userId: user.id, currency } });
+    const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency } });
     await audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
     return wallet;
   });
@@ -54,9 +54,9 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
 export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
   const clientId = tenantOf(ctx);
   return withTransaction(ctx.db, ctx, async ({ tx, audit, enqueue }) => {
-    const wallet = await getWallet({ ...{}, ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
+    const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
     if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
-    const created = await tx.card.create({ ...{}, ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
+    const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
     await audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
     // the provider is asked by a job enqueued with the card: a crash after commit loses no activation
     await enqueue(CARD_ACTIVATION_JOB, { cardId: (created as { id: string }).id });
@@ -67,9 +67,9 @@ export async function requestCard(ctx: RequestContext, input: { walletId: string
 export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
   const clientId = tenantOf(ctx);
   return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
-    const current = await getCard({ ...{}, ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
+    const current = await getCard({ ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
     checkCardMove(current.status, "CANCELLED");
-    const card = await tx.card.update({ ...{}, ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: new Date() } });
+    const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: new Date() } });
     await audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
     emit("card.status.updated", clientId, { cardId: id, walletId: current.walletId, status: "CANCELLED", previousStatus: current.status });
     return card;

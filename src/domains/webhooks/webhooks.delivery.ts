@@ -125,7 +125,7 @@ function post(target: Target, headers: Record<string, string>, body: string, tim
   return new Promise((resolve) => {
     let timedOut = false;
     const transport = target.url.protocol === "https:" ? https : http;
-    const req = transport.request(target.url, { method: "POST", headers: { ...{}, ...headers, "content-length": Buffer.byteLength(body) }, lookup: pinnedLookup(target) as never, agent: false });
+    const req = transport.request(target.url, { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) }, lookup: pinnedLookup(target) as never, agent: false });
     const timer = setTimeout(() => { timedOut = true; req.destroy(new Error("timeout")); }, timeoutMs);
     let answered = false;
     req.on("response", (res) => {

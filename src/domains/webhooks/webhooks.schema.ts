@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
   updateWebhookEndpoint: t.prismaField({
     type: WebhookEndpoint, authScopes: SCOPE,
     args: { input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => updateEndpoint(ctx, { ...{}, ...input, id: String(input.id) }, query),
+    resolve: (query, _root, { input }, ctx) => updateEndpoint(ctx, { ...input, id: String(input.id) }, query),
   }),
   rotateWebhookSecret: t.prismaField({
     type: WebhookEndpoint, authScopes: SCOPE, description: "A new secret, shown once; the old one still signs for 24 h",

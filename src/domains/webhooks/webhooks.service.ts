@@ -32,7 +32,7 @@ async function checkUrl(ctx: RequestContext, url: string) {
 }
 
 export async function getEndpoint(ctx: RequestContext, id: string, query?: Selection) {
-  const endpoint = isUuid(id) ? await ctx.db.webhookEndpoint.findFirst({ ...{}, ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
+  const endpoint = isUuid(id) ? await ctx.db.webhookEndpoint.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
   if (!endpoint) throw notFound("webhook endpoint");
   return endpoint;
 }
@@ -41,7 +41,7 @@ export function findEndpoints(ctx: RequestContext, query?: Selection) {
   const where = { clientId: tenantOf(ctx) };
   return {
     count: () => ctx.db.webhookEndpoint.count({ where }),
-    page: ({ offset, limit }: Window) => ctx.db.webhookEndpoint.findMany({ ...{}, ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit }),
+    page: ({ offset, limit }: Window) => ctx.db.webhookEndpoint.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit }),
   };
 }
 
@@ -51,7 +51,7 @@ export async function createEndpoint(ctx: RequestContext, input: CreateEndpointI
   const url = await checkUrl(ctx, input.url);
   const secret = newSecret();
   const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    const row = await tx.webhookEndpoint.create({ ...{}, ...query, data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret) } });
+    const row = await tx.webhookEndpoint.create({ ...query, data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret) } });
     await audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
     return row;
   });
@@ -65,7 +65,7 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
   if (input.url != null) data.url = await checkUrl(ctx, input.url);
   if (input.enabled != null) { data.enabled = input.enabled; data.disabledReason = null; }
   return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    const row = await tx.webhookEndpoint.update({ ...{}, ...query, where: { id: input.id }, data });
+    const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data });
     await audit({ action: "webhook_endpoint.updated", targetType: "webhook_endpoint", targetId: input.id, changedFields: Object.keys(data).filter((f) => f !== "disabledReason") });
     return row;
   });
@@ -77,7 +77,7 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
   const secret = newSecret();
   const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({
-      ...{}, ...query, where: { id },
+      ...query, where: { id },
       data: {
         secretEncrypted: ctx.cipher.encrypt(secret),
         previousSecretEncrypted: current.secretEncrypted,
@@ -94,7 +94,7 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
 export async function deleteEndpoint(ctx: RequestContext, id: string, query?: Selection) {
   await getEndpoint(ctx, id, { select: { id: true } });
   return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
-    const row = await tx.webhookEndpoint.delete({ ...{}, ...query, where: { id } });
+    const row = await tx.webhookEndpoint.delete({ ...query, where: { id } });
     await audit({ action: "webhook_endpoint.deleted", targetType: "webhook_endpoint", targetId: id });
     return row;
   });
@@ -109,7 +109,7 @@ export function findAttempts(ctx: RequestContext, endpointId: string, eventId: s
     count: async () => { await owned; return ctx.db.webhookAttempt.count({ where }); },
     page: async ({ offset, limit }: Window) => {
       await owned;
-      return ctx.db.webhookAttempt.findMany({ ...{}, ...query, where, orderBy: [{ attemptedAt: "desc" }, { attemptNumber: "desc" }], skip: offset, take: limit });
+      return ctx.db.webhookAttempt.findMany({ ...query, where, orderBy: [{ attemptedAt: "desc" }, { attemptNumber: "desc" }], skip: offset, take: limit });
     },
   };
 }
