@@ -14,7 +14,8 @@
  * - `prisma-relation`: the same with each user's documents (a second statement, joined in memory);
  * - `prisma-in`: documents of ten users named in an `in` list (one plan, a list parameter).
  * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth and eighth
- * sessions); the Prisma rows depend on scripts/patch-deps.mjs having run (postinstall).
+ * sessions); the Prisma rows measure Prisma as installed, with scripts/prisma-runtime.mjs's edits
+ * (docs/upstream/prisma-client.md).
  */
 import { execFileSync } from "node:child_process";
 import pg from "pg";

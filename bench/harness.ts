@@ -45,9 +45,11 @@ export async function dropSchema() {
   await admin.end();
 }
 
-export async function seed(): Promise<{ byId: Target[]; byClient: Target[] }> {
-  await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" }); // waits out other schemas' migrations (schema-engine.ts)
-  const db = await createDb({ databaseUrl, databaseSchema: schema, dataDir: "" });
+/** seeds the bench's PostgreSQL schema, or with `dataDir` an embedded PGlite database there (closed again, for the app to open) */
+export async function seed({ dataDir = "" } = {}): Promise<{ byId: Target[]; byClient: Target[] }> {
+  const target = dataDir ? { dataDir } : { databaseUrl, databaseSchema: schema, dataDir };
+  await migrateInChild(target); // waits out other schemas' migrations (schema-engine.ts)
+  const db = await createDb(target);
   const byId: Target[] = [];
   const byClient: Target[] = [];
   for (let c = 0; c < CLIENTS; c++) {

@@ -2,7 +2,7 @@
 /**
  * Compiles src/ and generated/ to dist/ with TypeScript's own emitter, file by file and only what
  * changed since the last build (`npm start` runs it first; a build with nothing to do takes a few
- * ms). The server then runs plain JS: the tsx loader cost ~110 MB of RSS (../shared/NOTES.md).
+ * ms). The server then runs plain JS: the tsx loader cost ~110 MB of RSS.
  * Types are checked by `npm test` (`tsc --noEmit`), not here: every file transpiles on its own
  * (`isolatedModules`), so a stale or half-typed tree still starts and is reported by the tests.
  * Plain JS on purpose: it must run before anything is compiled.
@@ -38,7 +38,7 @@ await Promise.all(orphans.map((file) => rm(file)));
 if (stale.length) {
   const { default: ts } = await import("typescript");
   const compilerOptions = {
-    target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.ESNext, esModuleInterop: true,
+    target: ts.ScriptTarget.ES2024, module: ts.ModuleKind.ESNext, esModuleInterop: true,
     // generated/ (Prisma) imports with `.ts`; Node wants the `.js` it becomes
     rewriteRelativeImportExtensions: true, isolatedModules: true, sourceMap: false,
   };

@@ -1,17 +1,18 @@
 /**
- * The install-time edits to Prisma's runtime, @prisma/debug (its own copy and the embedded adapter's), @pothos/selection-mapper, @pothos/core, graphql,
- * @pothos/plugin-prisma and pg-boss (scripts/patch-deps.mjs) are in place and change nothing a caller
- * sees: an upgrade that drops them fails here instead of silently bringing back the garbage they
- * removed (bench/RESULTS.md). test/hidden-classes.test.ts checks what the spread edits are for.
+ * The patches to dependencies (patches/, applied by patch-package at install) and the checksum-gated
+ * edits to Prisma's minified runtime (scripts/prisma-runtime.mjs) are in place, each at the exact
+ * version it was made for, and change nothing a caller sees; a patch that stops applying fails the
+ * install and this suite. Why each is kept, with its figures: docs/performance.md, docs/upstream/.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain script, no types
-import { occurrences, packageDir, PATCHES, patchFiles, PRISMA_EDITS } from "../scripts/patch-deps.mjs";
+import { applyPrismaRuntimeEdits, CHECKSUMS, PRISMA_VERSION, runtimeFile } from "../scripts/prisma-runtime.mjs";
 import { contextCacheSymbol, createContextCache, initContextCache } from "@pothos/core";
 import { cacheKey } from "@pothos/selection-mapper";
 import { buildSchema, execute, type ExecutionResult, type FieldNode, getArgumentValues, type OperationDefinitionNode, parse } from "graphql";
@@ -19,7 +20,16 @@ import { createDb, type Database } from "../src/db/client.js";
 import { clearLogs, Debug, getLogs } from "@prisma/debug";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
-type Edit = { name: string; from: string | RegExp; example?: string; to: string };
+const root = path.resolve(import.meta.dirname, "..");
+const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+/** `pglite-prisma-adapter/@prisma/debug` → node_modules/pglite-prisma-adapter/node_modules/@prisma/debug */
+function packageDir(name: string) {
+  const parts = name.split("/");
+  const names: string[] = [];
+  for (let i = 0; i < parts.length; i++) names.push(parts[i].startsWith("@") ? `${parts[i]}/${parts[++i]}` : parts[i]);
+  return path.join(root, ...names.flatMap((n) => ["node_modules", n]));
+}
+const sha256 = (file: string) => execFileSync("sha256sum", [file], { encoding: "utf8" }).split(" ")[0];
 
 describe("Prisma's runtime as installed", () => {
   let database: Database;
@@ -137,29 +147,59 @@ describe("graphql as installed", () => {
   });
 });
 
-describe("scripts/patch-deps.mjs", () => {
-  it("finds every edit in every file it edits, by text that occurs there once", () => {
-    for (const patch of PATCHES as { package: string; files: string[]; edits: Edit[] }[]) {
-      for (const file of patch.files) {
-        const text = readFileSync(path.join(packageDir(patch.package), file), "utf8");
-        for (const edit of patch.edits) {
-          expect(occurrences(text, edit.to), `${patch.package}/${file}: ${edit.name}`).toBe(1);
-          expect(occurrences(text, edit.from), `${patch.package}/${file}: ${edit.name}`).toBe(0);
-        }
-      }
+describe("the patches", () => {
+  // `pglite-prisma-adapter++@prisma+debug+7.2.0.patch`: the nested package pglite-prisma-adapter/@prisma/debug at 7.2.0
+  const patches = readdirSync(path.join(root, "patches")).filter((f) => f.endsWith(".patch")).map((file) => {
+    const [, name, version] = /^(.+)\+(\d[^+]*)\.patch$/.exec(file)!;
+    return { file, name: name.replaceAll("++", "/").replaceAll("+", "/"), version };
+  });
+
+  it("each is made for the version installed, and a direct dependency it patches is pinned to that version", () => {
+    expect(patches.length).toBeGreaterThan(0);
+    for (const { file, name, version } of patches) {
+      const installed = JSON.parse(readFileSync(path.join(packageDir(name), "package.json"), "utf8")) as { version: string };
+      expect(installed.version, file).toBe(version);
+      if (name in manifest.dependencies) expect(manifest.dependencies[name], file).toBe(version);
     }
   });
 
-  it("edits a runtime once, leaves an edited one alone, and names what a changed runtime lacks", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "dependency-edits-"));
-    const original = (PRISMA_EDITS as Edit[]).map((e) => `x;${e.example ?? e.from};y`).join("\n");
-    writeFileSync(path.join(dir, "client.js"), original);
-    writeFileSync(path.join(dir, "client.mjs"), "nothing of the kind");
-    const runtime = ["client.js", "client.mjs"].map((f) => path.join(dir, f));
-    expect(patchFiles(runtime, PRISMA_EDITS)).toEqual((PRISMA_EDITS as Edit[]).map((e) => `client.mjs: ${e.name}`));
-    const edited = readFileSync(path.join(dir, "client.js"), "utf8");
-    expect(edited).toBe((PRISMA_EDITS as Edit[]).map((e) => `x;${e.to};y`).join("\n"));
-    patchFiles(runtime, PRISMA_EDITS);
-    expect(readFileSync(path.join(dir, "client.js"), "utf8")).toBe(edited);
+  it("each is applied to the installed files (it reverses cleanly)", () => {
+    for (const { file } of patches) {
+      const check = spawnSync("git", ["apply", "--check", "--reverse", path.join("patches", file)], { cwd: root, encoding: "utf8" });
+      expect(check.stderr, file).toBe("");
+      expect(check.status, file).toBe(0);
+    }
+  });
+
+  it("a patch that no longer applies fails the install (patch-package --error-on-fail)", () => {
+    const app = mkdtempSync(path.join(tmpdir(), "patches-"));
+    writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "probe", version: "1.0.0", dependencies: { graphql: "16.15.0" } }));
+    const patch = patches.find((p) => p.name === "graphql")!;
+    mkdirSync(path.join(app, "patches"));
+    cpSync(path.join(root, "patches", patch.file), path.join(app, "patches", patch.file));
+    // graphql at the patch's version, but with an execute.js the patch does not fit (as after an upstream change)
+    mkdirSync(path.join(app, "node_modules/graphql/execution"), { recursive: true });
+    writeFileSync(path.join(app, "node_modules/graphql/package.json"), JSON.stringify({ name: "graphql", version: patch.version }));
+    for (const f of ["execute.js", "execute.mjs", "values.js", "values.mjs"]) writeFileSync(path.join(app, "node_modules/graphql/execution", f), "export {};\n");
+    const run = spawnSync(process.execPath, [path.join(root, "node_modules/patch-package/index.js"), "--error-on-fail", "--error-on-warn"], { cwd: app, encoding: "utf8" });
+    expect(run.status).not.toBe(0);
+    expect(run.stdout + run.stderr).toMatch(/failed to apply/i);
+  });
+});
+
+describe("scripts/prisma-runtime.mjs", () => {
+  it("left Prisma's runtime exactly as its edits make it (checksum of the edited file)", () => {
+    expect(JSON.parse(readFileSync(path.join(packageDir("@prisma/client"), "package.json"), "utf8")).version).toBe(PRISMA_VERSION);
+    expect(manifest.dependencies["@prisma/client"]).toBe(PRISMA_VERSION);
+    expect(sha256(runtimeFile())).toBe(CHECKSUMS.edited);
+    expect(applyPrismaRuntimeEdits()).toBe("already edited");
+  });
+
+  it("refuses a runtime that is neither the published nor the edited file of the pinned version, and changes nothing", () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "prisma-runtime-")), "client.js");
+    writeFileSync(file, "module.exports = {};\n");
+    expect(() => applyPrismaRuntimeEdits(file)).toThrow(/not @prisma\/client .*published runtime/);
+    expect(readFileSync(file, "utf8")).toBe("module.exports = {};\n");
+    expect(existsSync(file)).toBe(true);
   });
 });

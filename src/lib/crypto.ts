@@ -1,7 +1,7 @@
 /** Hashing, HMAC and AES-256-GCM: the only place secrets are turned into stored forms. */
 import { createCipheriv, createDecipheriv, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
-/** one-shot (Node ≥ 20.12): no Hash object per call, and every request hashes its API key */
+/** one-shot: no Hash object per call, and every request hashes its API key */
 export const sha256 = (text: string) => hash("sha256", text, "hex");
 
 export const randomToken = (bytes = 24) => randomBytes(bytes).toString("base64url");

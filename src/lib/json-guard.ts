@@ -5,9 +5,6 @@
  * exhaust the stack; it stops at the first problem and names where it is (dotted path, indexes
  * as numbers: `residentialAddress.line1`, `tags.3`).
  */
-// Node 20 has it (V8 11.3); TypeScript lists it only from lib ES2024, which also brings APIs Node 20 lacks
-declare global { interface String { isWellFormed(): boolean } }
-
 export type JsonProblem = { path: string; kind: "too_deep" | "invalid_character" | "malformed_text" };
 
 export const MAX_INPUT_DEPTH = 32;
