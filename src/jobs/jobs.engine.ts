@@ -3,7 +3,8 @@
  * adapter (`fromPglite`); on PostgreSQL it runs its statements on a small pool of the engine's own
  * and keeps its tables in the schema `<DATABASE_SCHEMA>_boss` (`pgboss` without one), so every test
  * schema has its own queues. A job caused by a change is enqueued in the change's own transaction
- * (`send(..., { tx })`, or `enqueue` inside withTransaction): both commit or neither.
+ * (`send(..., { tx })`, or `enqueue` inside withTransaction): both commit or neither. A database
+ * whose job tables pg-boss 10 made is upgraded at start (jobs.upgrade.ts).
  *
  * Queues are declared with `define` (before or after `start`); a process that works (the service
  * by default, `cli worker`) polls each worked queue every `pollingIntervalSeconds` (2 s) on pg-boss's
@@ -13,6 +14,7 @@ import { fromPglite, PgBoss, type Db, type Job, type Queue, type SendOptions as 
 import { guardedPool, type Database } from "../db/client.js";
 import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
+import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool } from "./jobs.upgrade.js";
 
 export type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
 
@@ -114,6 +116,12 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     }
   }
 
+  /** pg-boss 10's tables, if this database still has them, brought to 12's (jobs.upgrade.ts) */
+  async function upgrade() {
+    const carried = await upgradeFromPgBoss10(pool ? upgradeOnPool(pool) : upgradeOnPglite(database.pglite!), schema);
+    if (carried) logger.info({ ...carried, schema }, "job tables upgraded from pg-boss 10: every job not yet finished carried over");
+  }
+
   return {
     boss,
     /** Declares a queue and its worker; declared after start, it is created at once. */
@@ -126,6 +134,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     async start({ work = true }: { work?: boolean } = {}) {
       if (state !== "new") throw new Error("the job engine starts once");
       working = work;
+      await upgrade();
       await retryOnDeadlock(() => boss.start());
       state = "started";
       for (const spec of specs.values()) await declare(spec);
