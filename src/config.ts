@@ -61,7 +61,7 @@ export type Config = {
   webhookJobExpireSeconds: number;
   /** a check run's job in hand longer than this is taken for a dead worker's and run again (CHECK_JOB_EXPIRE_SECONDS) @default 60 */
   checkJobExpireSeconds: number;
-  /** how often the job engine looks for expired jobs (JOBS_MAINTENANCE_SECONDS) @default 120 */
+  /** how often the job engine looks for expired jobs and counts its queues (JOBS_MAINTENANCE_SECONDS) @default 120 */
   jobsMaintenanceSeconds: number;
   /** METRICS_PORT: /metrics is served on this port alone (not on PORT), to anyone who reaches it */
   metricsPort?: number;
@@ -187,8 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: allowPrivate === "1",
     jobs: env.JOBS !== "0",
     periodicChecksCron: cronVar(env, "PERIODIC_CHECKS_CRON", "15 * * * *"),
-    /** how often pg-boss looks for due schedules (its default, 30 s; tests shorten it) */
-    cronCheckSeconds: intVar(env, "JOBS_CRON_CHECK_SECONDS", 30, 1, 600),
+    /** how often pg-boss looks for due schedules (its default, 30 s; tests shorten it); pg-boss takes 1 to 45 */
+    cronCheckSeconds: intVar(env, "JOBS_CRON_CHECK_SECONDS", 30, 1, 45),
     webhookRetrySchedule: scheduleVar(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
     webhookTimeoutSeconds,
     webhookJobExpireSeconds,

@@ -1,29 +1,30 @@
 /**
- * Background jobs on pg-boss 10 (the last line for Node 20; ../shared/NOTES.md "Jobs"). On the
- * embedded database pg-boss reaches PGlite through its `db` option; on PostgreSQL it opens its own
- * small pool and keeps its tables in the schema `<DATABASE_SCHEMA>_boss` (`pgboss` without one), so
- * every test schema has its own queues. A job caused by a change is enqueued in the change's own
- * transaction (`send(..., { tx })`, or `enqueue` inside withTransaction): both commit or neither.
+ * Background jobs on pg-boss 12. On the embedded database pg-boss reaches PGlite through its own
+ * adapter (`fromPglite`); on PostgreSQL it runs its statements on a small pool of the engine's own
+ * and keeps its tables in the schema `<DATABASE_SCHEMA>_boss` (`pgboss` without one), so every test
+ * schema has its own queues. A job caused by a change is enqueued in the change's own transaction
+ * (`send(..., { tx })`, or `enqueue` inside withTransaction): both commit or neither. A database
+ * whose job tables pg-boss 10 made is upgraded at start (jobs.upgrade.ts).
  *
  * Queues are declared with `define` (before or after `start`); a process that works (the service
  * by default, `cli worker`) polls each worked queue every `pollingIntervalSeconds` (2 s) on pg-boss's
  * own connection, never through the app's Prisma client.
  */
-import { createRequire } from "node:module";
-import PgBoss from "pg-boss";
+import { fromPglite, PgBoss, type Db, type Job, type Queue, type SendOptions as BossSendOptions, type WorkOptions } from "pg-boss";
 import { guardedPool, type Database } from "../db/client.js";
 import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
+import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool } from "./jobs.upgrade.js";
 
-export type JobHandler<T> = (jobs: PgBoss.Job<T>[]) => Promise<unknown>;
+export type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
 
 export type JobSpec<T = unknown> = {
   name: string;
-  /** queue options (policy, retries, expiry); an existing queue is updated to them at start */
-  queue?: Omit<PgBoss.Queue, "name">;
+  /** queue options (policy, retries, expiry); an existing queue is updated to them at start, all but its policy (fixed once made) */
+  queue?: Omit<Queue, "name" | "partition">;
   /** the worker: called with a batch of jobs; a throw fails (and retries) the batch */
   work?: JobHandler<T>;
-  workOptions?: PgBoss.WorkOptions;
+  workOptions?: WorkOptions;
   /** a cron expression (UTC): pg-boss sends one job per tick across every instance; null removes it */
   schedule?: string | null;
   /** wake this process's worker as soon as a job is committed, not at its next poll (latency matters) */
@@ -33,20 +34,20 @@ export type JobSpec<T = unknown> = {
    * completed (or, when it throws, failed and retried) on its own. A slow job holds one slot, not a
    * whole batch, so it does not hold back the jobs behind it.
    */
-  each?: { concurrency: number; run: (job: PgBoss.Job<T>) => Promise<unknown> };
+  each?: { concurrency: number; run: (job: Job<T>) => Promise<unknown> };
 };
 
 /** What a queue holds now: jobs due and waiting, jobs scheduled for later, how long the oldest due job has waited. */
 export type QueueStats = { queue: string; due: number; scheduled: number; oldestDueSeconds: number };
 
 export type EngineOptions = {
-  /** how often expired jobs (a dead worker's) are failed into a retry, and old ones archived @default 120 (pg-boss) */
+  /** how often expired jobs (a dead worker's) are failed into a retry, and the queues' counts refreshed @default 120 */
   maintenanceIntervalSeconds?: number;
-  /** how often pg-boss looks for due schedules @default 30 */
+  /** how often pg-boss looks for due schedules (1 to 45) @default 30 */
   cronCheckSeconds?: number;
 };
 
-export type SendOptions = PgBoss.SendOptions & { tx?: Tx };
+export type SendOptions = Omit<BossSendOptions, "db"> & { tx?: Tx };
 
 export type Jobs = ReturnType<typeof createJobs>;
 
@@ -58,30 +59,6 @@ const engines = new WeakMap<object, Jobs>();
 export const bindJobs = (db: object, jobs: Jobs) => { engines.set(db, jobs); };
 export const jobsBoundTo = (db: object): Jobs | undefined => engines.get(db);
 
-/**
- * pg-boss 10's own workers (`work`, and the cron sender's queue) call `complete`/`fail` without
- * awaiting them (timgit/pg-boss#577): with the database down at that moment the rejection is
- * unhandled, and Node ends the process. The job itself is safe (still active, it expires into a
- * retry); only the stray promise needs a handler. Callers that await still see the error.
- */
-function handleStrayCompletions() {
-  const Manager = createRequire(import.meta.url)("pg-boss/src/manager.js") as { prototype: Record<string, unknown> & { __strayHandled?: boolean } };
-  if (Manager.prototype.__strayHandled) return;
-  Manager.prototype.__strayHandled = true;
-  for (const method of ["complete", "fail"] as const) {
-    const original = Manager.prototype[method] as (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) => Promise<unknown>;
-    const handled = function (this: { emit(e: string, err: unknown): void }, ...args: unknown[]) {
-      const settled = original.apply(this, args);
-      settled.catch((err: unknown) => this.emit("error", err));
-      return settled;
-    };
-    // PgBoss exposes the manager's methods under their function names
-    Object.defineProperty(handled, "name", { value: method });
-    Manager.prototype[method] = handled;
-  }
-}
-handleStrayCompletions();
-
 /** pg-boss's schema for an app schema: beside it, never inside it (Prisma owns that one). */
 export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "pgboss");
 
@@ -92,16 +69,24 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
   const schema = database.pglite ? bossSchemaFor() : bossSchemaFor(database.server!.schema);
   // on PostgreSQL its own small pool, guarded as the app's is (db/client.ts guardedPool)
   const pool = database.pglite ? null : guardedPool({ connectionString: database.server!.url, max: 4, application_name: "onboarding-gateway jobs" });
+  // expired jobs (a dead process's) are failed into a retry by the supervisor's monitor pass
+  const superviseSeconds = options.maintenanceIntervalSeconds ?? 120;
+  const cronSeconds = options.cronCheckSeconds ?? 30;
   const boss = new PgBoss({
-    db: pool ? { executeSql: (text, values) => pool.query(text, values as unknown[]) } : pgliteDb(database.pglite!),
-    ...(pool ? { schema } : {}),
-    // a job left active by a dead process is retried after its expiry (15 min by default, per queue)
-    monitorStateIntervalSeconds: 60,
-    cronMonitorIntervalSeconds: options.cronCheckSeconds ?? 30,
-    cronWorkerIntervalSeconds: Math.min(5, options.cronCheckSeconds ?? 30),
-    ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
+    ...(pool ? { db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) } } : { db: fromPglite(database.pglite!), backend: "pglite" as const }),
+    schema,
+    superviseIntervalSeconds: superviseSeconds,
+    monitorIntervalSeconds: superviseSeconds,
+    cronMonitorIntervalSeconds: cronSeconds,
+    cronWorkerIntervalSeconds: Math.min(5, cronSeconds),
+    // the flow resolver (job dependencies, which this service does not use) would poll every 5 s
+    flowIntervalSeconds: 3600,
+    // no row per process in pg-boss's instance table, refreshed every 30 s with the process's vitals
+    // (an event-loop sampler included): the service's own metrics and logs say that
+    registerInstance: false,
   });
   boss.on("error", (err: Error) => logger.error({ err: err.message }, "job engine error"));
+  boss.on("warning", (warning: { message: string; data?: unknown }) => logger.warn({ data: warning.data }, `job engine: ${warning.message}`));
   const specs = new Map<string, JobSpec<never>>();
   let state: "new" | "started" | "stopped" = "new";
   let working = false;
@@ -110,10 +95,13 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
   const pumps: ReturnType<typeof pumpQueue>[] = [];
 
   async function declare(spec: JobSpec<never>) {
+    const { policy = "standard", ...changeable } = spec.queue ?? {};
     await retryOnDeadlock(async () => {
-      if (await boss.getQueue(spec.name)) await boss.updateQueue(spec.name, { name: spec.name, ...spec.queue });
-      else await boss.createQueue(spec.name, { name: spec.name, ...spec.queue });
+      await boss.createQueue(spec.name, spec.queue ?? {}); // made once; a queue that exists is left as it is
+      if (Object.keys(changeable).length) await boss.updateQueue(spec.name, changeable);
     });
+    const made = await boss.getQueue(spec.name);
+    if (made && made.policy !== policy) logger.warn({ job: spec.name, policy: made.policy, wanted: policy }, "job queue keeps the policy it was made with");
     if (spec.schedule) await boss.schedule(spec.name, spec.schedule, {}, { tz: "UTC" });
     else if (spec.schedule === null) await boss.unschedule(spec.name);
     if (working && spec.work) {
@@ -128,6 +116,12 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     }
   }
 
+  /** pg-boss 10's tables, if this database still has them, brought to 12's (jobs.upgrade.ts) */
+  async function upgrade() {
+    const carried = await upgradeFromPgBoss10(pool ? upgradeOnPool(pool) : upgradeOnPglite(database.pglite!), schema);
+    if (carried) logger.info({ ...carried, schema }, "job tables upgraded from pg-boss 10: every job not yet finished carried over");
+  }
+
   return {
     boss,
     /** Declares a queue and its worker; declared after start, it is created at once. */
@@ -140,6 +134,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     async start({ work = true }: { work?: boolean } = {}) {
       if (state !== "new") throw new Error("the job engine starts once");
       working = work;
+      await upgrade();
       await retryOnDeadlock(() => boss.start());
       state = "started";
       for (const spec of specs.values()) await declare(spec);
@@ -147,9 +142,10 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     async stop() {
       if (state !== "started") { state = "stopped"; await pool?.end(); return; }
       state = "stopped";
-      // a job in hand gets 10 s to finish; what is still active after that is retried elsewhere
+      // a job in hand gets 10 s to finish; one still in hand after that runs again: a pump's after
+      // its expiry, a pg-boss worker's after its retry delay (pg-boss fails it as it stops)
       await Promise.all(pumps.map((pump) => pump.stop(10_000)));
-      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await boss.stop({ graceful: true, timeout: 10_000 });
       await pool?.end();
     },
     /** Enqueues a job; with `tx` inside that Prisma transaction (it commits or rolls back with it). */
@@ -157,22 +153,24 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       const { tx, ...rest } = options;
       return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
-    /** Enqueues many jobs in one statement (ids dedup: a job whose id exists is not queued again). */
+    /** Enqueues many jobs in one statement (ids dedup: a job whose id exists, or came earlier in `items`, is not queued again). */
     async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date; singletonKey?: string }[], options: { tx?: Tx } = {}) {
       if (!items.length) return;
-      const rows = items.map(({ startAfter, ...rest }) => ({ name, ...rest, ...(startAfter ? { startAfter: startAfter.toISOString() } : {}) }));
-      await boss.insert(rows, options.tx ? { db: transactionDb(options.tx) } : {});
+      // pg-boss refuses a batch that names one id twice rather than queue it once
+      const ids = new Set<string>();
+      const once = items.filter((item) => !item.id || (!ids.has(item.id) && !!ids.add(item.id)));
+      await boss.insert(name, once, options.tx ? { db: transactionDb(options.tx) } : {});
     },
     /**
      * Per queue: jobs due, scheduled for later, and how long the oldest due job has waited. Only queued
-     * rows are read (pg-boss's partial fetch index covers them); completed jobs stay out of it.
+     * rows are read (the condition is that of pg-boss's partial fetch index); completed jobs stay out of it.
      */
     async stats(): Promise<QueueStats[]> {
       if (state !== "started") return [];
       const { rows } = await boss.getDb().executeSql(
         `select name, count(*) filter (where start_after <= now()) as due, count(*) filter (where start_after > now()) as scheduled,
            coalesce(extract(epoch from now() - min(start_after) filter (where start_after <= now())), 0) as oldest
-         from ${schema}.job where state < 'active' group by name`, []);
+         from ${schema}.job where state < 'active' and not blocked group by name`, []);
       return (rows as { name: string; due: string; scheduled: string; oldest: string }[])
         .map((r) => ({ queue: r.name, due: Number(r.due), scheduled: Number(r.scheduled), oldestDueSeconds: Number(r.oldest) }));
     },
@@ -194,7 +192,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
  * pg-boss's statements through an open Prisma interactive transaction. Objects (job data) go as
  * JSON text, undefined as null, as node-postgres would send them.
  */
-export function transactionDb(tx: Tx): PgBoss.Db {
+export function transactionDb(tx: Tx): Db {
   return {
     executeSql: async (text, values = []) => {
       const params = values.map((v: unknown) => (v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v));
@@ -216,7 +214,7 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
   let timer: NodeJS.Timeout | null = null;
   const running = new Set<Promise<void>>();
 
-  async function run(job: PgBoss.Job<T>) {
+  async function run(job: Job<T>) {
     try {
       await each.run(job);
       await boss.complete(name, job.id);
@@ -238,7 +236,7 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
         if (room <= 0) break;
         const jobs = await boss.fetch<T>(name, { batchSize: room }).catch((err: Error) => {
           logger.warn({ err: err.message, job: name }, "job fetch failed: tried again at the next poll");
-          return [] as PgBoss.Job<T>[];
+          return [] as Job<T>[];
         });
         for (const job of jobs) {
           inFlight++;
@@ -263,19 +261,6 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
       stopping = true;
       if (timer) clearTimeout(timer);
       await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, graceMs).unref())]);
-    },
-  };
-}
-
-/** PGlite behind pg-boss: its parameterless scripts hold several statements (exec), the rest is one (query). */
-function pgliteDb(pglite: NonNullable<Database["pglite"]>): PgBoss.Db {
-  return {
-    executeSql: async (text, values) => {
-      if (!values?.length) {
-        const results = await pglite.exec(text);
-        return { rows: results.at(-1)?.rows ?? [] };
-      }
-      return { rows: (await pglite.query(text, values)).rows };
     },
   };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../context.js";
 import { PGlite } from "@electric-sql/pglite";
 import { withTransaction } from "../db/transaction.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { createJobs } from "./jobs.engine.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 import { eventually } from "../../test/helpers/eventually.js";
@@ -105,7 +106,7 @@ describe("a job that ends while the database is gone (pglite)", () => {
     await jobs.start();
     await jobs.send("test.outage", {});
     await handled;
-    await new Promise((r) => setTimeout(r, 200)); // pg-boss completes the job after the handler returns, unawaited
+    await new Promise((r) => setTimeout(r, 200)); // pg-boss completes the job after the handler returns
     process.off("unhandledRejection", onUnhandled);
     await jobs.stop().catch(() => {});
     expect(unhandled).toEqual([]);
@@ -113,11 +114,16 @@ describe("a job that ends while the database is gone (pglite)", () => {
   });
 });
 
-describe("the job engine's API (pglite)", () => {
-  it("still offers complete and fail by name", async () => {
-    const { jobs } = engineOnPGlite();
-    expect(typeof jobs.boss.complete).toBe("function");
-    expect(typeof jobs.boss.fail).toBe("function");
+describe("the job engine's settings", () => {
+  it("takes every value the settings allow, and refuses at start a schedule check pg-boss would refuse (over 45 s)", () => {
+    const quiet = () => {};
+    for (const [maintenance, cron] of [["1", "1"], ["3600", "45"]]) {
+      const config = loadConfig({ JOBS_MAINTENANCE_SECONDS: maintenance, JOBS_CRON_CHECK_SECONDS: cron });
+      const options = { maintenanceIntervalSeconds: config.jobsMaintenanceSeconds, cronCheckSeconds: config.cronCheckSeconds };
+      expect(() => createJobs({ pglite: new PGlite() } as never, { error: quiet, warn: quiet, info: quiet, debug: quiet } as never, options)).not.toThrow();
+    }
+    expect(() => loadConfig({ JOBS_CRON_CHECK_SECONDS: "46" })).toThrow(ConfigError);
+    expect(() => loadConfig({ JOBS_CRON_CHECK_SECONDS: "600" })).toThrow(/^JOBS_CRON_CHECK_SECONDS must be an integer from 1 to 45/);
   });
 });
 

@@ -132,8 +132,8 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     expect(rows[0]).toMatchObject({ clientId: a.clientId, type: "user.status.updated", data: { userId: user.user_id, status: "CLOSED" } });
     expect(rows[0].publishedAt).toBeInstanceOf(Date);
     // published in-line, so the safety-net relay job the change enqueued is deleted, not run: a healthy
-    // service runs no relay query. A job that was run instead stays as `completed` (pg-boss archives
-    // after hours); counted among the jobs made while the change was written, once nothing is due.
+    // service runs no relay query. A job that was run instead stays as `completed` (pg-boss deletes
+    // it after days); counted among the jobs made while the change was written, once nothing is due.
     await settled();
     expect(await relayJobs("'created', 'retry', 'active', 'completed', 'failed'", from, to)).toBe(0);
   }, 60_000);
