@@ -126,12 +126,14 @@ describe("@pothos/core as installed", () => {
 });
 
 describe("graphql as installed", () => {
-  it("answers a field without arguments with an empty null-prototype argument object, and a field with them as before", () => {
+  it("answers a field without arguments with one shared, frozen, empty null-prototype argument object, and a field with them as before", () => {
     const fields = buildSchema("type Query { a: Int, b(x: Int = 2, y: String): Int }").getQueryType()!.getFields();
     const [a, b] = (parse('{ a b(y: "z") }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
     const none = getArgumentValues(fields.a, a, {});
     expect(Object.getPrototypeOf(none)).toBe(null);
     expect(Object.keys(none)).toEqual([]);
+    expect(Object.isFrozen(none)).toBe(true);
+    expect(getArgumentValues(fields.a, a, {})).toBe(none); // no object per field per row
     expect({ ...getArgumentValues(fields.b, b, {}) }).toEqual({ x: 2, y: "z" });
   });
 
