@@ -13,7 +13,7 @@
  * - `prisma-model`: the same 100 users as a model query (`user.findMany`), through the query plan;
  * - `prisma-relation`: the same with each user's documents (a second statement, joined in memory);
  * - `prisma-in`: documents of ten users named in an `in` list (one plan, a list parameter).
- * Found while looking for the half-rate tails of issue #17 (bench/RESULTS.md, sixth and eighth
+ * Found while looking for the half-rate tails of issue #17 (bench/RESULTS-archive.md, sixth and eighth
  * sessions); the Prisma rows measure Prisma as installed, with scripts/prisma-runtime.mjs's edits
  * (docs/upstream/prisma-client.md).
  */

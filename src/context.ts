@@ -56,7 +56,7 @@ export type RequestContext = Services & {
  * A request's context. Pothos keeps its per-request caches in module-level WeakMaps keyed by the
  * context, and their values point back at it; V8's scavenger keeps such an entry alive while it can
  * reach the key, so every request's caches, and the context with all it reached, outlived minor GCs
- * and were promoted, to be freed only by a mark-compact (bench/RESULTS.md, sixth session). With
+ * and were promoted, to be freed only by a mark-compact (bench/RESULTS-archive.md, sixth session). With
  * Pothos's `initContextCache` the key is a small object of its own, which `withRequestContext` drops
  * once the execution settles, and yoga's executions do the same (server/yoga.ts
  * `useRequestCachesReleased`): nothing then reaches the key, and the caches die young. (A context
@@ -65,7 +65,7 @@ export type RequestContext = Services & {
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   // every key written out, not `...services`: a spread of the services made each read promote ~1 KB
   // more (the REST by-id row at its half rate: 623 → 124–131 KiB a scavenge, p99 25 → 9–26 ms),
-  // bench/RESULTS.md "eighth session". A new service must be added here too (the type says so).
+  // bench/RESULTS-archive.md "eighth session". A new service must be added here too (the type says so).
   const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits } = services;
   return {
     db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits, principal, requestId,

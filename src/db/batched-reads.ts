@@ -73,7 +73,7 @@ function flush(batcher: Batcher) {
   const groups = [...batcher.groups.values()];
   // a new Map, not `clear()`: V8's cleared table keeps a pointer to its successor, and a long-lived
   // Map cleared every batch became a chain that kept every batch's waiters (each request's state)
-  // alive through minor GCs until a mark-compact (bench/RESULTS.md, sixth session)
+  // alive through minor GCs until a mark-compact (bench/RESULTS-archive.md, sixth session)
   batcher.groups = new Map();
   batcher.scheduled = false;
   for (const group of groups) void answer(batcher.source, group);

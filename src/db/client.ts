@@ -52,7 +52,7 @@ const POOL_TIMEOUTS = { connectionTimeoutMillis: 5_000, keepAlive: true, Client:
  *   V8 not pinned down here. bench/db-promotion.ts: 8 KiB promoted to old space per scavenge
  *   without it, ~3.5 MiB with it, and scavenges of 9 ms instead of ~1. Under the bench's users page
  *   it was a third of all that was promoted, each promotion bringing the next mark-compact nearer
- *   (bench/RESULTS.md, sixth session).
+ *   (bench/RESULTS-archive.md, sixth session).
  * - On a timeout `query_timeout` answered the query at once but kept the connection waiting for the
  *   server, so what was queued behind it (Prisma's ROLLBACK) waited out a second timeout.
  * One timer per connection, refreshed rather than created per query, watches for progress instead.

@@ -8,7 +8,7 @@
  *
  * Both levels are typed arrays, not Maps of arrays: the list lives as long as the process, and
  * every major GC marks what it holds. As ~300,000 small objects it made a serving process's marking
- * ten times longer (bench/RESULTS.md, issue #17: a lookup's p99 went from 16 to 109 ms once a
+ * ten times longer (bench/RESULTS-archive.md, issue #17: a lookup's p99 went from 16 to 109 ms once a
  * screening had loaded the list); as a handful of arrays it costs marking next to nothing.
  */
 import { createHash } from "node:crypto";
@@ -193,7 +193,7 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   };
 }
 
-/** Reads, parses and indexes a watchlist file once, yielding to the event loop as it goes (bench/RESULTS.md). */
+/** Reads, parses and indexes a watchlist file once, yielding to the event loop as it goes (bench/RESULTS-archive.md). */
 export async function loadWatchlist(file: string = SHIPPED_WATCHLIST): Promise<Watchlist> {
   return buildWatchlistYielding(await readFile(file, "utf8"), file);
 }
