@@ -3,7 +3,7 @@ import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from "graphql"
 import { createYoga } from "graphql-yoga";
 import { describe, expect, it } from "vitest";
 import { OPERATOR, requestContext, withRequestContext, type Services } from "./context.js";
-import { useRequestCachesReleased } from "./server/yoga.js";
+import { useRequestCachesReleased } from "./server/plugins/use-request-caches-released.js";
 import { startTestApp } from "../test/helpers/app.js";
 
 const services = {} as Services;
