@@ -3,12 +3,13 @@
  * started as `npm start` runs it (plus bench/server-probe.mjs), the raw baseline, the load generator
  * in its own process (load-worker.ts), and what /proc says about a server process.
  */
+import { createTransact } from "../src/domains/events/events.write.js";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { OPERATOR } from "../src/context.js";
+import { OPERATOR } from "../src/principal.js";
 import { createDb } from "../src/db/client.js";
 import { migrateInChild } from "../src/db/migrations.js";
 import { createApiClient } from "../src/domains/clients/clients.service.js";
@@ -53,7 +54,7 @@ export async function seed({ dataDir = "" } = {}): Promise<{ byId: Target[]; byC
   const byId: Target[] = [];
   const byClient: Target[] = [];
   for (let c = 0; c < CLIENTS; c++) {
-    const { apiKey: key, client } = await createApiClient(db.prisma, { principal: OPERATOR }, { name: `bench ${c}`, mode: "SANDBOX" });
+    const { apiKey: key, client } = await createApiClient(createTransact(db.prisma), { principal: OPERATOR }, { name: `bench ${c}`, mode: "SANDBOX" });
     byClient.push({ key, id: "" });
     const users = Array.from({ length: USERS / CLIENTS }, (_, n) => ({
       clientId: client.id, firstName: `First${n}`, lastName: `Last${c}`, email: `u${n}@client${c}.example.com`, emailKey: `u${n}@client${c}.example.com`,

@@ -50,7 +50,7 @@ async function serve() {
   await db.receivingInstitution.updateMany({ where: { id: { in: [sbi.id, ...banks.map((b) => b.id)] } }, data: { hasBranches: true } });
   await db.$executeRawUnsafe("ANALYZE"); // PGlite runs no autovacuum: give the planner the statistics a server would have
   const actor = { principal: { kind: "operator" as const, clientId: null, keyId: "admin" as const, mode: null, scopes: new Set<string>() } };
-  const { apiKey } = await createApiClient(db, actor, { name: "bench", mode: "SANDBOX", scopes: ["lookups:read"] });
+  const { apiKey } = await createApiClient(app.services.transact, actor, { name: "bench", mode: "SANDBOX", scopes: ["lookups:read"] });
   const port = await app.start(0, "127.0.0.1");
   process.send?.({ port, apiKey, branches: await db.branch.count(), seedMs: Date.now() - started });
   process.on("SIGTERM", async () => { await app.stop(); process.exit(0); });

@@ -43,7 +43,8 @@ import { createDocumentStore } from "./domains/documents/documents.storage.js";
 import { MAX_FILE_BYTES_PER_REQUEST } from "./domains/documents/documents.rules.js";
 import { createBytePool } from "./graphql/work-budget.js";
 import { defineEventRelay, outboxLag } from "./domains/events/events.relay.js";
-import { bindJobs, createJobs } from "./jobs/jobs.engine.js";
+import { createJobs } from "./jobs/jobs.engine.js";
+import { createWrites } from "./writes.js";
 import { defineCardActivation } from "./domains/wallets/wallets.service.js";
 import { defineWebhookDelivery } from "./domains/webhooks/webhooks.dispatch.js";
 import { defineCheckRunner } from "./domains/checks/checks.engine.js";
@@ -71,7 +72,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   }
   const metrics = createMetrics({ routeOf: routeLabels(table) });
   const jobs = createJobs(database, logger, { maintenanceIntervalSeconds: config.jobsMaintenanceSeconds, cronCheckSeconds: config.cronCheckSeconds });
-  bindJobs(database.prisma, jobs);
+  const { outbox, transact } = createWrites(database.prisma, { bus: events, jobs, logger });
   const services: Services = {
     db: database.prisma,
     cipher: createCipher(await encryptionKey(config, database)),
@@ -81,21 +82,24 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     delivery: createDelivery(config, database.prisma),
     now: () => new Date(),
     compliance: createRuleBook(database.prisma, events),
-    documentStore: await createDocumentStore(config, database.prisma, logger),
+    documentStore: await createDocumentStore(config, { db: database.prisma, transact }, logger),
     webhooks: {
       allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery,
       retrySchedule: config.webhookRetrySchedule, timeoutMs: config.webhookTimeoutSeconds * 1000,
     },
     jobs,
+    transact,
     workLimits: { rows: config.maxRowsPerRequest, fileBytes: MAX_FILE_BYTES_PER_REQUEST, fileBytesInFlight: createBytePool(config.maxFileBytesInFlight) },
   };
-  await defineEventRelay(jobs, database.prisma, events);
-  await defineCardActivation(jobs, database.prisma, events);
+  await defineEventRelay(jobs, outbox);
+  await defineCardActivation(jobs, services);
   await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
-  await defineCheckRunner({ db: database.prisma, logger, events, jobs, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...services, dataDir: config.dataDir }) });
-  await definePeriodicChecks({ db: database.prisma, logger, events, jobs }, config.periodicChecksCron);
+  await defineCheckRunner({ db: database.prisma, logger, jobs, transact, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...services, dataDir: config.dataDir }) });
+  await definePeriodicChecks({ db: database.prisma, logger, jobs, transact }, config.periodicChecksCron);
   await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
+  // what a crash left unrelayed, or a process without the relay wrote, goes out now, not at the next write
+  if (work) void outbox.relayPending().catch((err: Error) => logger.warn({ err: err.message }, "outbox relay at start failed; the relay jobs will retry"));
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   const demo = await bootstrapDemo(config, database, services);
   const sharedCache = createSharedCache(services.events);
@@ -134,7 +138,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   let closeControl: (() => Promise<void>) | null = null;
   let closeScrapes: (() => Promise<void>) | null = null;
   return {
-    config, services, database, yoga, demo, redis, metrics, live,
+    config, services, database, yoga, demo, redis, metrics, live, outbox,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
@@ -145,7 +149,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
       // path too long for one) the service still runs; the CLI then needs it stopped, as before.
       if (database.kind === "pglite" && !database.ephemeral)
-        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, migrate: async () => [], events: services.events, jobs: async () => jobs, logger }, (err) => logger.error({ err }, "cli command failed"))
+        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, transact, migrate: async () => [], events: services.events, jobs: async () => jobs, logger }, (err) => logger.error({ err }, "cli command failed"))
           .catch((err: Error) => { logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR"); return null; });
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;
@@ -192,7 +196,7 @@ async function encryptionKey(config: Config, database: Database): Promise<Buffer
 
 async function bootstrapDemo(config: Config, database: Database, services: Services) {
   if (database.kind !== "pglite") return null;
-  const demo = await bootstrapDemoClient(services.db);
+  const demo = await bootstrapDemoClient(services.db, services.transact);
   if (!demo) return null;
   const summary = { client_id: demo.client.id, name: demo.client.name, mode: demo.client.mode, scopes: demo.client.scopes, api_key: demo.apiKey };
   if (!isMemoryDir(config.dataDir)) {

@@ -2,7 +2,8 @@ import { contextCacheSymbol, createContextCache } from "@pothos/core";
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { describe, expect, it } from "vitest";
-import { OPERATOR, requestContext, withRequestContext, type Services } from "./context.js";
+import { requestContext, withRequestContext, type Services } from "./context.js";
+import { OPERATOR } from "./principal.js";
 import { useRequestCachesReleased } from "./server/plugins/use-request-caches-released.js";
 import { startTestApp } from "../test/helpers/app.js";
 

@@ -10,21 +10,9 @@ import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
 import type { Jobs } from "./jobs/jobs.engine.js";
+import type { Transact } from "./domains/events/events.write.js";
+import type { Principal } from "./principal.js";
 import { releaseWork, type WorkLimits, type WorkSpent } from "./graphql/work-budget.js";
-
-/** What an API client's key may hold. Operator power is none of them: it is who the caller is (OPERATOR_ONLY). */
-export const CLIENT_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage"] as const;
-export type Scope = (typeof CLIENT_SCOPES)[number];
-
-/**
- * What operator-only operations (REST routes, GraphQL fields) require: the operator principal
- * (ADMIN_API_KEY, the CLI), never a scope, so no client's key can be given it, whatever its row holds.
- */
-export const OPERATOR_ONLY = "operator";
-
-export type Principal =
-  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string> }
-  | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
 
 /** Long-lived pieces built once at start and shared by every request. */
 export type Services = {
@@ -39,8 +27,10 @@ export type Services = {
   documentStore: DocumentStore;
   /** webhook delivery: WEBHOOK_ALLOW_PRIVATE, retry schedule, the deliveries-by-outcome metric */
   webhooks: WebhookSettings;
-  /** the job engine (pg-boss): writes enqueue through withTransaction's `enqueue` */
+  /** the job engine (pg-boss): writes enqueue through their `enqueue` */
   jobs: Jobs;
+  /** every write: one transaction with its audit entries, events and jobs (domains/events/events.write.ts) */
+  transact: Transact;
   /** what one operation may read while it runs (graphql/work-budget.ts) */
   workLimits: WorkLimits;
 };
@@ -56,19 +46,18 @@ export type RequestContext = Services & {
  * A request's context. Pothos keeps its per-request caches in module-level WeakMaps keyed by the
  * context, and their values point back at it; V8's scavenger keeps such an entry alive while it can
  * reach the key, so every request's caches, and the context with all it reached, outlived minor GCs
- * and were promoted, to be freed only by a mark-compact (bench/RESULTS-archive.md, sixth session). With
+ * and were promoted, to be freed only by a mark-compact. With
  * Pothos's `initContextCache` the key is a small object of its own, which `withRequestContext` drops
- * once the execution settles, and yoga's executions do the same (server/yoga.ts
+ * once the execution settles, and yoga's executions do the same (server/plugins/use-request-caches-released.ts
  * `useRequestCachesReleased`): nothing then reaches the key, and the caches die young. (A context
  * that lives on, a subscription's, keeps its key.)
  */
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   // every key written out, not `...services`: a spread of the services made each read promote ~1 KB
-  // more (the REST by-id row at its half rate: 623 → 124–131 KiB a scavenge, p99 25 → 9–26 ms),
-  // bench/RESULTS-archive.md "eighth session". A new service must be added here too (the type says so).
-  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits } = services;
+  // more into old space on every read (docs/performance.md). A new service must be added here too (the type says so).
+  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
   return {
-    db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, workLimits, principal, requestId,
+    db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits, principal, requestId,
     workSpent: { rows: 0, fileBytes: 0 }, ...initContextCache(),
   };
 }
@@ -82,23 +71,11 @@ export function releaseRequestCaches(ctx: object) {
   releaseWork(ctx);
 }
 
-/** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/yoga.ts). */
+/** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/plugins/use-request-caches-released.ts). */
 export async function withRequestContext<T>(services: Services, principal: Principal, requestId: string, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
   const ctx = requestContext(services, principal, requestId);
   try { return await fn(ctx); } finally { releaseRequestCaches(ctx); }
 }
-
-/** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
-export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["lookups:read"]) };
-
-/** The one permission check of REST routes and GraphQL fields: a scope the principal holds, or the operator itself. */
-export const permits = (principal: Principal, required: string) =>
-  required === OPERATOR_ONLY ? principal.kind === "operator" : principal.scopes.has(required);
-
-/** Why `permits` said no, for the 403. */
-export const refusalOf = (required: string, operation: string) => required === OPERATOR_ONLY
-  ? `Only the operator key may call ${operation}.`
-  : `The API key lacks the scope ${required} needed for ${operation}.`;
 
 /** The client a tenant-owned operation runs for; an operator key has none. */
 export function tenantOf(ctx: RequestContext): string {

@@ -1,6 +1,6 @@
 /** Table-driven over THE route table: every route is documented, needs a key, and hides other clients' objects. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, OPERATOR_ONLY } from "../src/context.js";
+import { CLIENT_SCOPES, OPERATOR_ONLY } from "../src/principal.js";
 import { routes } from "../src/rest/routes.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 

@@ -4,10 +4,11 @@
  * JSON-ready and snake_case, the same names REST answers with.
  */
 import { parseArgs } from "node:util";
-import { OPERATOR } from "../context.js";
+import { OPERATOR } from "../principal.js";
 import type { Db } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
 import type { EventBus } from "../domains/events/events.pubsub.js";
+import type { Transact } from "../domains/events/events.write.js";
 import { importReferenceFile } from "../domains/remittance/remittance.import.js";
 import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
 import { snakeKeys } from "./snake-keys.js";
@@ -34,7 +35,8 @@ export class UsageError extends Error {}
  * What a command needs: the database, how to migrate it, the bus that tells running instances of a
  * change, and (for commands that queue work) the job engine, opened on demand.
  */
-export type CommandContext = { db: Db; migrate: () => Promise<string[]>; events?: EventBus; jobs?: () => Promise<Jobs>; logger?: Logger };
+/** `transact`: how this process writes (the service's own through the control socket, else the CLI's: src/writes.ts). */
+export type CommandContext = { db: Db; transact: Transact; migrate: () => Promise<string[]>; events?: EventBus; jobs?: () => Promise<Jobs>; logger?: Logger };
 
 export function parseCommand(argv: string[]) {
   const { positionals, values } = parseArgs({
@@ -44,9 +46,9 @@ export function parseCommand(argv: string[]) {
   return { command: positionals.slice(0, 2).join(" "), positionals, values };
 }
 
-export async function runCommand({ db, migrate, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
+export async function runCommand({ db, transact, migrate, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
   const { command, positionals, values } = parseCommand(argv);
-  const actor = { principal: OPERATOR, requestId: "cli", events };
+  const actor = { principal: OPERATOR, requestId: "cli" };
   const applied = await migrate();
   // a key change reaches every instance's principal cache, as the admin mutations' does
   const announce = (clientId: string) => events?.publish("credentials.changed", { clientId });
@@ -56,7 +58,7 @@ export async function runCommand({ db, migrate, events, jobs, logger }: CommandC
     case "clients create": {
       if (!values.name || values.sandbox === values.live) throw new UsageError("clients create needs --name and one of --sandbox / --live");
       const scopes = values.scopes?.split(/[\s,]+/).filter(Boolean);
-      const r = await createApiClient(db, actor, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
+      const r = await createApiClient(transact, actor, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
       return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
     }
     case "clients list":
@@ -66,29 +68,29 @@ export async function runCommand({ db, migrate, events, jobs, logger }: CommandC
       })));
     case "keys rotate": {
       if (!values.client) throw new UsageError("keys rotate needs --client CLIENT_ID");
-      const r = await rotateApiKey(db, actor, values.client);
+      const r = await rotateApiKey(transact, actor, values.client);
       announce(r.client.id);
       return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
     }
     case "keys revoke": {
       if (!values.key) throw new UsageError("keys revoke needs --key KEY_ID");
-      const r = await revokeApiKey(db, actor, values.key);
+      const r = await revokeApiKey(transact, actor, values.key);
       announce(r.clientId);
       return snakeKeys({ keyId: r.id, clientId: r.clientId, prefix: r.prefix, createdAt: r.createdAt, revokedAt: r.revokedAt });
     }
     case "reference import": {
       const file = positionals[2];
       if (!file) throw new UsageError("reference import needs a FILE (.json or .csv)");
-      return { imported: await importReferenceFile(db, file, actor) };
+      return { imported: await importReferenceFile({ db, transact }, file, actor) };
     }
     case "compliance import": {
       const file = positionals[2];
       if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
-      return { imported: await importRuleSetFile(db, file, actor) };
+      return { imported: await importRuleSetFile({ db, transact }, file, actor) };
     }
     case "checks run-periodic": {
       if (!jobs) throw new UsageError("checks run-periodic needs the job engine");
-      return runPeriodicChecks({ db, events, jobs: await jobs(), logger: logger ?? createLogger("silent") });
+      return runPeriodicChecks({ db, transact, logger: logger ?? createLogger("silent") });
     }
     case "worker": // reached only through the control socket: the running service works the jobs already
       throw new UsageError("the service on this embedded database works its jobs itself; `worker` is for a server database (DATABASE_URL)");

@@ -16,6 +16,7 @@ import { DomainError } from "../lib/errors.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
 import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
+import { cliTransact } from "../writes.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
 import { DataDirInUse } from "../db/data-dir.js";
 
@@ -74,7 +75,9 @@ async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
   };
   try {
     await redis?.ready();
-    const result = await runCommand({ db: db.prisma, migrate: db.migrate, events: createEventBus(redis?.pubsub), jobs: openJobs, logger }, argv);
+    const events = createEventBus(redis?.pubsub);
+    const transact = cliTransact(db.prisma, { bus: events, jobs: openJobs, logger });
+    const result = await runCommand({ db: db.prisma, transact, migrate: db.migrate, events, jobs: openJobs, logger }, argv);
     await redis?.client.ping(); // commands go out in order: the events published above have left
     return { result };
   } catch (error) {

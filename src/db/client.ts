@@ -9,7 +9,7 @@ import pg from "pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../../generated/prisma/client.js";
-import { migrationsUpToDate } from "./migrations.js";
+import { migrationsUpToDate } from "./migration-state.js";
 import { applyMigrations } from "./schema-engine.js";
 import { batchReadsOf, type RawRows } from "./batched-reads.js";
 import { lockDataDir, ownerOnly, secureDataDir } from "./data-dir.js";

@@ -5,9 +5,8 @@
  * Json), on either database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR } from "../context.js";
+import { OPERATOR } from "../principal.js";
 import { completeRun, enqueueChecks } from "../domains/checks/checks.engine.js";
-import { withTransaction } from "./transaction.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
 describe.each(backends)("rows written by plain statements (%s)", (backend) => {
@@ -25,9 +24,9 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
   it("writes check runs, audit entries and outbox events as Prisma reads them back", async () => {
     const started = Date.now();
     const { services } = t.app;
-    const runs = await withTransaction(t.db, { principal: OPERATOR, requestId: "insert-rows-1", jobs: services.jobs, events: services.events }, async (write) => {
-      await write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
-      await write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
+    const runs = await services.transact({ principal: OPERATOR, requestId: "insert-rows-1" }, async (write) => {
+      write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
+      write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
       write.emit("user.status.updated", clientId, { userId, status: "ACTIVE", previousStatus: "PENDING", user: { nested: { list: [1, "two", null] } } });
       return enqueueChecks(write, { clientId, userId }, ["KYC", "TRANSACTION_MONITORING"], "USER_UPDATED", { fresh: true });
     });

@@ -7,29 +7,13 @@
  */
 import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { claimDataDir, handOver, isMemoryDir, openEmbedded, pgConfigOf, type DbOptions } from "./client.js";
-import { PRISMA_DIR } from "./schema-engine.js";
+import { migrationsUpToDate } from "./migration-state.js";
 
 type Row = Record<string, unknown>;
-type Query = (sql: string) => Promise<Row[]>;
-
-/**
- * True when every folder under prisma/migrations is recorded as applied and none failed, i.e. when
- * the engine's `applyMigrations` would do nothing (a failed one is left to the engine to report).
- */
-export async function migrationsUpToDate(query: Query): Promise<boolean> {
-  const [table] = await query(`select to_regclass('_prisma_migrations') is not null as "exists"`);
-  if (!table?.exists) return false;
-  const rows = await query(`select migration_name, finished_at is not null as finished, rolled_back_at is not null as rolled_back from _prisma_migrations`);
-  if (rows.some((r) => !r.finished && !r.rolled_back)) return false;
-  const applied = new Set(rows.filter((r) => r.finished && !r.rolled_back).map((r) => r.migration_name));
-  const folders = await readdir(path.join(PRISMA_DIR, "migrations"), { withFileTypes: true });
-  return folders.filter((d) => d.isDirectory()).every((d) => applied.has(d.name));
-}
 
 /**
  * What a long-lived process (main.ts, `cli worker`) calls before building the app: applies pending

@@ -3,7 +3,7 @@
  * adapter (`fromPglite`); on PostgreSQL it runs its statements on a small pool of the engine's own
  * and keeps its tables in the schema `<DATABASE_SCHEMA>_boss` (`pgboss` without one), so every test
  * schema has its own queues. A job caused by a change is enqueued in the change's own transaction
- * (`send(..., { tx })`, or `enqueue` inside withTransaction): both commit or neither. A database
+ * (`send(..., { tx })`, or a write's `enqueue`: domains/events/events.write.ts): both commit or neither. A database
  * whose job tables pg-boss 10 made is upgraded at start (jobs.upgrade.ts).
  *
  * Queues are declared with `define` (before or after `start`); a process that works (the service
@@ -50,14 +50,6 @@ export type EngineOptions = {
 export type SendOptions = Omit<BossSendOptions, "db"> & { tx?: Tx };
 
 export type Jobs = ReturnType<typeof createJobs>;
-
-/**
- * The engine serving each app's database client: a writer that did not bring `jobs` (a job's own
- * writes, say) still gets its events' webhooks queued (db/transaction.ts). Keyed weakly by the client.
- */
-const engines = new WeakMap<object, Jobs>();
-export const bindJobs = (db: object, jobs: Jobs) => { engines.set(db, jobs); };
-export const jobsBoundTo = (db: object): Jobs | undefined => engines.get(db);
 
 /** pg-boss's schema for an app schema: beside it, never inside it (Prisma owns that one). */
 export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "pgboss");

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR } from "../context.js";
+import { OPERATOR } from "../principal.js";
 import { PGlite } from "@electric-sql/pglite";
-import { withTransaction } from "../db/transaction.js";
+import { createTransact } from "../domains/events/events.write.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { createJobs } from "./jobs.engine.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
@@ -23,7 +23,7 @@ describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
   });
   afterAll(() => t?.stop());
 
-  const writer = () => ({ principal: OPERATOR, requestId: "test", jobs: t.app.services.jobs, events: t.app.services.events });
+  const writer = { principal: OPERATOR, requestId: "test" };
   const jobsNamed = async (marker: number) => {
     const { rows } = await t.app.services.jobs.boss.getDb().executeSql(`select data from ${bossSchema()}.job where name = 'test.echo'`, []);
     return rows.filter((r: { data: { n: number } }) => r.data.n === marker).length;
@@ -36,8 +36,8 @@ describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
   });
 
   it("a job enqueued in a transaction that rolls back is never queued", async () => {
-    await expect(withTransaction(t.db, writer(), async ({ enqueue }) => {
-      expect(await enqueue("test.echo", { n: 1 })).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(t.app.services.transact(writer, async ({ enqueue }) => {
+      enqueue("test.echo", { n: 1 });
       throw new Error("the change fails");
     })).rejects.toThrow("the change fails");
     expect(await jobsNamed(1)).toBe(0);
@@ -45,14 +45,14 @@ describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
 
   it("a job enqueued with a committed change is queued and runs", async () => {
     const ran = new Promise<void>((resolve) => { onWork = () => { if (worked.some((d) => (d as { n: number }).n === 2)) resolve(); }; });
-    await withTransaction(t.db, writer(), async ({ enqueue }) => { await enqueue("test.echo", { n: 2 }); });
+    await t.app.services.transact(writer, async ({ enqueue }) => { enqueue("test.echo", { n: 2 }); });
     expect(await jobsNamed(2)).toBe(1);
     await ran;
     expect(worked).toContainEqual({ n: 2 });
   }, 20_000);
 
   it("enqueue where no job engine runs fails the write instead of losing the job", async () => {
-    await expect(withTransaction(t.db, { principal: OPERATOR }, ({ enqueue }) => enqueue("test.echo", { n: 3 }))).rejects.toThrow(/no job engine/);
+    await expect(createTransact(t.db)({ principal: OPERATOR }, async ({ enqueue }) => enqueue("test.echo", { n: 3 }))).rejects.toThrow(/no job engine/);
   });
 });
 
@@ -71,7 +71,7 @@ describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instanc
       const { clientId } = await web.createClient();
       const userId = "00000000-0000-4000-8000-000000000001";
       // the web instance commits an event and its relay job but publishes nothing and works nothing
-      await withTransaction(web.db, { principal: OPERATOR, jobs: web.app.services.jobs }, async ({ emit }) => {
+      await createTransact(web.db, { jobs: web.app.services.jobs })({ principal: OPERATOR }, async ({ emit }) => {
         emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
       });
       const published = async () => (await web.db.event.findFirst({ where: { clientId } }))?.publishedAt;

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ExecutionResult, GraphQLSchema } from "graphql";
-import { permits, refusalOf, type Principal } from "../context.js";
+import { permits, refusalOf, type Principal } from "../principal.js";
 import { DomainError } from "../lib/errors.js";
 import type { HeaderSource } from "../server/request-state.js";
 import { deprecationHeaders, type LegacyPolicy } from "./deprecation.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { within } from "../../test/helpers/eventually.js";
-import type { Principal } from "../context.js";
+import type { Principal } from "../principal.js";
 import type { Authenticator } from "../domains/clients/clients.service.js";
 import { createEventBus } from "../domains/events/events.pubsub.js";
 import { createLiveOperations, endable, isSlot } from "./live-operations.js";

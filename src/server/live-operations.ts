@@ -9,7 +9,7 @@
  * The presented key is kept in memory for that re-check only; it is never logged.
  */
 import { GraphQLError } from "graphql";
-import type { Principal } from "../context.js";
+import type { Principal } from "../principal.js";
 import type { Authenticator } from "../domains/clients/clients.service.js";
 import type { EventBus } from "../domains/events/events.pubsub.js";
 import { statusOf } from "../lib/errors.js";

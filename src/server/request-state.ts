@@ -1,5 +1,5 @@
 /** Per-request facts set by early plugins and read by later ones and the context factory. */
-import type { Principal } from "../context.js";
+import type { Principal } from "../principal.js";
 
 type State = { requestId: string; started: number; principal?: Principal; route?: string; /** a GraphQL query: logged as a read */ read?: boolean };
 const states = new WeakMap<Request, State>();

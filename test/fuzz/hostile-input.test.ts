@@ -12,7 +12,7 @@ import {
   type GraphQLInputObjectType, type GraphQLInputType,
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR_ONLY } from "../../src/context.js";
+import { OPERATOR_ONLY } from "../../src/principal.js";
 import { schema } from "../../src/graphql/schema.js";
 import { toSnake } from "../../src/lib/case.js";
 import { compileRoutes, type CompiledRoute } from "../../src/rest/routes.js";

@@ -1,12 +1,11 @@
 /** The audit trail: one row per write, inside the write's own transaction, naming fields but never values. */
-import type { Principal } from "../../context.js";
+import type { Actor } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 
-type Tx = Pick<Db, "$executeRawUnsafe">; // any transaction client: withTransaction (db/transaction.ts) is the usual caller
+type Tx = Pick<Db, "$executeRawUnsafe">; // any transaction client: a write's (domains/events/events.write.ts) is the usual caller
 
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
-export type Actor = { principal: Principal; requestId?: string };
 
 const rowOf = (actor: Actor, entry: AuditInput) => ({
   ...freshRow(),
@@ -24,11 +23,7 @@ const insertAudits = rowInserter<ReturnType<typeof rowOf>>("audit_log", {
   targetType: "target_type text", targetId: "target_id text", requestId: "request_id text", changedFields: "changed_fields text[]",
 });
 
-export function recordAudit(tx: Tx, actor: Actor, entry: AuditInput) {
-  return insertAudits(tx, [rowOf(actor, entry)]);
-}
-
-/** Several entries of one write in one statement. */
+/** A write's entries in one statement (none: no statement). */
 export function recordAudits(tx: Tx, actor: Actor, entries: AuditInput[]) {
   return insertAudits(tx, entries.map((entry) => rowOf(actor, entry)));
 }

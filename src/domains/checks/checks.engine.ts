@@ -6,14 +6,13 @@
  */
 import type { CheckRun } from "../../../generated/prisma/client.js";
 import type { CheckDecider, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
-import { OPERATOR } from "../../context.js";
+import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import { withTransaction, type Write } from "../../db/transaction.js";
+import type { Write, WriteDeps } from "../events/events.write.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
-import type { EventBus } from "../events/events.pubsub.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import type { CheckSubject, Providers } from "./checks.providers.js";
 import { readUserById } from "../users/users.reads.js";
@@ -40,7 +39,7 @@ export async function enqueueChecks(write: Write, target: { clientId: string; us
   const created: CheckRun[] = missing.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
   await insertRuns(write.tx, created);
   // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
-  if (created.length) await write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
+  if (created.length) write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
 }
 
@@ -101,7 +100,7 @@ export async function settleUser(write: Write, done: CheckRun[]) {
   const after = Object.keys(data).length
     ? await tx.user.update({ where: { id: user.id }, data: { ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
     : user;
-  if (Object.keys(data).length) await audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
+  if (Object.keys(data).length) audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
   for (const run of done) emit(CHECK_EVENT[run.type], clientId, { userId: user.id, check: checkView(run), user: userView(after) });
   if (after.status !== user.status) emit("user.status.updated", clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
   if (after.riskLevel !== user.riskLevel)
@@ -109,7 +108,7 @@ export async function settleUser(write: Write, done: CheckRun[]) {
   return after;
 }
 
-export type CheckEngineDeps = { db: Db; logger: Logger; events?: EventBus; jobs?: Jobs; providers: Providers };
+export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
 
 const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
 
@@ -165,20 +164,20 @@ const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.r
 type CompleteOptions = { requestId: string; from: CheckRun["status"][]; decidedBy: CheckDecider; principal?: typeof OPERATOR };
 
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
-export async function completeRun(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
+export async function completeRun(deps: WriteDeps, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
   const done = await completeRuns(deps, [{ checkId, outcome }], options);
   return done && { run: done.runs[0]!, user: done.user };
 }
 
 /** The same for runs of one user: each outcome recorded, the user settled once. */
-async function completeRuns(deps: Pick<CheckEngineDeps, "db" | "events" | "jobs">, completions: Completion[], options: CompleteOptions) {
-  return withTransaction(deps.db, { principal: options.principal ?? OPERATOR, requestId: options.requestId, events: deps.events, jobs: deps.jobs }, async (write) => {
+async function completeRuns(deps: WriteDeps, completions: Completion[], options: CompleteOptions) {
+  return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId }, async (write) => {
     const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
     const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from, options.decidedBy);
     // in the order the outcomes came, as their events go out
     const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;
-    await write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
+    write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
     const user = await settleUser(write, runs);
     return { runs, user };
   });

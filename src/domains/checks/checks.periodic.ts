@@ -5,13 +5,12 @@
  * every instance (its cron sender is a singleton per minute), so one instance runs each pass;
  * `cli checks run-periodic` runs a pass by hand.
  */
-import { OPERATOR } from "../../context.js";
+import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
-import { withTransaction } from "../../db/transaction.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
 import { DEFAULT_COUNTRY, type RuleSetBody } from "../compliance/compliance.rules.js";
-import type { EventBus } from "../events/events.pubsub.js";
+import type { WriteDeps } from "../events/events.write.js";
 import { enqueueChecks } from "./checks.engine.js";
 
 export const PERIODIC_CHECKS_JOB = "checks.periodic";
@@ -38,7 +37,7 @@ export async function findDueUsers(db: Db, now: Date, after: string | null, limi
     now, JSON.stringify(byCountry), fallback, after, limit);
 }
 
-export type PeriodicDeps = { db: Db; events?: EventBus; jobs?: Jobs; logger: Logger };
+export type PeriodicDeps = WriteDeps & { logger: Logger };
 
 /** One pass: queues a screening and a monitoring run (trigger PERIODIC) for every due user. */
 export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date()) {
@@ -48,7 +47,7 @@ export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date()) {
   for (;;) {
     const users = await findDueUsers(deps.db, now, after, PAGE, intervals);
     if (!users.length) break;
-    await withTransaction(deps.db, { principal: OPERATOR, requestId: "periodic-checks", events: deps.events, jobs: deps.jobs }, async (write) => {
+    await deps.transact({ principal: OPERATOR, requestId: "periodic-checks" }, async (write) => {
       for (const user of users) await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
     }, { timeout: 60_000 });
     due += users.length;

@@ -1,5 +1,5 @@
 /** REST entries for check runs and verification: GET /v2/users/{user_id}/checks, POST /v2/users/verify. */
-import { OPERATOR_ONLY } from "../../context.js";
+import { OPERATOR_ONLY } from "../../principal.js";
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
 export const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger decidedBy result { score reasons matches provider } createdAt completedAt";

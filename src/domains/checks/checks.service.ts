@@ -5,7 +5,6 @@
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
-import { withTransaction } from "../../db/transaction.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
@@ -42,7 +41,7 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
       dueAsFieldErrors(requirements.rules, requirements), { currentlyDue: requirements.currentlyDue });
   if (user.status === "IN_REVIEW") throw new DomainError("INVALID_STATE_TRANSITION", "The user is already IN_REVIEW: wait for its checks to complete.");
   checkStatusMove(user.status, "IN_REVIEW", { byCaller: false });
-  return withTransaction(ctx.db, ctx, async (write) => {
+  return ctx.transact(ctx, async (write) => {
     const { tx, audit, emit } = write;
     // the version read above: a change in between (new data, another submission) must be verified afresh
     await tx.user.update({ where: { id: user.id, version: user.version }, data: { status: "IN_REVIEW", kycStatus: "PENDING", version: { increment: 1 } } })
@@ -51,7 +50,7 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
         throw error;
       });
     const checks = await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "VERIFICATION");
-    await audit({ action: "user.verification_submitted", targetType: "user", targetId: user.id, changedFields: ["status", "kycStatus"] });
+    audit({ action: "user.verification_submitted", targetType: "user", targetId: user.id, changedFields: ["status", "kycStatus"] });
     emit("user.status.updated", clientId, { userId: user.id, status: "IN_REVIEW", previousStatus: user.status, user: await userStateOf(tx, user.id) });
     return { userId: user.id, status: "IN_REVIEW" as const, checks };
   });
@@ -122,9 +121,9 @@ export async function requestCheck(ctx: RequestContext, userId: string, type: Ch
   const clientId = tenantOf(ctx);
   await getUser(ctx, userId, { select: { id: true } });
   if (!type) throw invalid([required("type")]);
-  return withTransaction(ctx.db, ctx, async (write) => {
+  return ctx.transact(ctx, async (write) => {
     const [run] = await enqueueChecks(write, { clientId, userId }, [type], "MANUAL");
-    await write.audit({ action: "check.requested", targetType: "check", targetId: run.id });
+    write.audit({ action: "check.requested", targetType: "check", targetId: run.id });
     return run;
   });
 }

@@ -1,5 +1,5 @@
 /** REST entries for API clients (operator key only). */
-import { OPERATOR_ONLY } from "../../context.js";
+import { OPERATOR_ONLY } from "../../principal.js";
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
 export const clientsRoutes: Route[] = [

@@ -1,5 +1,5 @@
 /** GraphQL for API clients: the operator key's alone. */
-import { OPERATOR_ONLY } from "../../context.js";
+import { OPERATOR_ONLY } from "../../principal.js";
 import { builder } from "../../graphql/builder.js";
 import { announceKeyChange, createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
 
@@ -51,17 +51,17 @@ builder.mutationFields((t) => ({
   createApiClient: t.field({
     type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createApiClient(ctx.db, ctx, input),
+    resolve: (_root, { input }, ctx) => createApiClient(ctx.transact, ctx, input),
   }),
   rotateApiKey: t.field({
     type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RotateApiKeyInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.db, ctx, String(input.clientId)); announceKeyChange(ctx, r.client.id); return r; },
+    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.transact, ctx, String(input.clientId)); announceKeyChange(ctx, r.client.id); return r; },
   }),
   revokeApiKey: t.prismaField({
     type: "ApiKey", authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
-    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.db, ctx, String(input.keyId)); announceKeyChange(ctx, r.clientId); return r; },
+    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.transact, ctx, String(input.keyId)); announceKeyChange(ctx, r.clientId); return r; },
   }),
 }));
 

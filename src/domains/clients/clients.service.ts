@@ -1,12 +1,11 @@
 /** API clients (tenants) and their keys: keys are shown once, stored as SHA-256, rotated and revoked. */
-import type { Principal, Scope } from "../../context.js";
-import { CLIENT_SCOPES, OPERATOR, OPERATOR_ONLY } from "../../context.js";
+import type { Actor, Principal, Scope } from "../../principal.js";
+import { CLIENT_SCOPES, OPERATOR, OPERATOR_ONLY } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import { withTransaction } from "../../db/transaction.js";
-import type { Actor } from "../audit/audit.service.js";
+import type { Transact } from "../events/events.write.js";
 import type { EventBus } from "../events/events.pubsub.js";
 import { createTtlCache } from "../../lib/ttl-cache.js";
 
@@ -44,35 +43,35 @@ async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMo
   return { apiKey, keyId: row.id };
 }
 
-export async function createApiClient(db: Db, actor: Actor, input: CreateClientInput) {
+export async function createApiClient(transact: Transact, actor: Actor, input: CreateClientInput) {
   const data = checkClientInput(input);
-  return withTransaction(db, actor, async ({ tx, audit }) => {
+  return transact(actor, async ({ tx, audit }) => {
     const client = await tx.apiClient.create({ data });
     const key = await issueKey(tx, client.id, client.mode);
-    await audit({ action: "client.created", targetType: "api_client", targetId: client.id, changedFields: ["name", "mode", "scopes"] });
+    audit({ action: "client.created", targetType: "api_client", targetId: client.id, changedFields: ["name", "mode", "scopes"] });
     return { client, ...key };
   });
 }
 
 /** Issues a new key and revokes the client's previous ones in the same transaction. */
-export async function rotateApiKey(db: Db, actor: Actor, clientId: string) {
-  return withTransaction(db, actor, async ({ tx, audit }) => {
+export async function rotateApiKey(transact: Transact, actor: Actor, clientId: string) {
+  return transact(actor, async ({ tx, audit }) => {
     const client = isUuid(clientId) ? await tx.apiClient.findUnique({ where: { id: clientId } }) : null;
     if (!client) throw notFound("API client");
     await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
     const key = await issueKey(tx, clientId, client.mode);
-    await audit({ action: "api_key.rotated", targetType: "api_client", targetId: clientId });
+    audit({ action: "api_key.rotated", targetType: "api_client", targetId: clientId });
     return { client, ...key };
   });
 }
 
-export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
-  return withTransaction(db, actor, async ({ tx, audit }) => {
+export async function revokeApiKey(transact: Transact, actor: Actor, keyId: string) {
+  return transact(actor, async ({ tx, audit }) => {
     const key = isUuid(keyId) ? await tx.apiKey.findUnique({ where: { id: keyId } }) : null;
     if (!key) throw notFound("API key");
     if (key.revokedAt) throw new DomainError("CONFLICT", "This API key is already revoked.");
     const revoked = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
-    await audit({ action: "api_key.revoked", targetType: "api_key", targetId: keyId });
+    audit({ action: "api_key.revoked", targetType: "api_key", targetId: keyId });
     return revoked;
   });
 }
@@ -120,7 +119,7 @@ export function forgetOnKeyChanges(auth: Authenticator, events: EventBus) {
 }
 
 /** First start on an empty database: a sandbox demo client so `npm start` is usable at once. */
-export async function bootstrapDemoClient(db: Db) {
+export async function bootstrapDemoClient(db: Db, transact: Transact) {
   if ((await db.apiClient.count()) > 0) return null;
-  return createApiClient(db, { principal: OPERATOR, requestId: "bootstrap" }, { name: "Demo (sandbox)", mode: "SANDBOX" });
+  return createApiClient(transact, { principal: OPERATOR, requestId: "bootstrap" }, { name: "Demo (sandbox)", mode: "SANDBOX" });
 }

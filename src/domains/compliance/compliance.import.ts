@@ -8,15 +8,17 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Prisma } from "../../../generated/prisma/client.js";
-import { OPERATOR } from "../../context.js";
+import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
-import { withTransaction, type Tx, type Writer } from "../../db/transaction.js";
+import type { Tx } from "../../db/transaction.js";
+import type { Actor } from "../../principal.js";
+import type { WriteDeps } from "../events/events.write.js";
 import { invalid } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
 import { effectiveFromOf, parseRuleSet, type RuleSetBody } from "./compliance.rules.js";
 
 const DATA_DIR = fromRoot("data", "compliance");
-const CLI_ACTOR: Writer = { principal: OPERATOR, requestId: "cli" };
+const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
 
 /** Key order does not change the checksum: the same rules give the same sum. */
 const canonical = (value: unknown): unknown =>
@@ -58,16 +60,16 @@ export async function loadShippedRuleSets(db: Db): Promise<{ loaded: string[]; s
 }
 
 /** `cli compliance import FILE`: one rule set, all or nothing. */
-export async function importRuleSetFile(db: Db, file: string, actor: Writer = CLI_ACTOR) {
+export async function importRuleSetFile(deps: WriteDeps, file: string, actor: Actor = CLI_ACTOR) {
   const text = await readFile(file, "utf8").catch(() => { throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]); });
   let value: unknown;
   try { value = JSON.parse(text); } catch { throw invalid([{ field: "file", code: "invalid", message: "The file is not valid JSON." }]); }
-  return importRuleSet(db, actor, parseRuleSet(value));
+  return importRuleSet(deps, actor, parseRuleSet(value));
 }
 
-export async function importRuleSet(db: Db, actor: Writer, body: RuleSetBody) {
+export async function importRuleSet({ transact }: WriteDeps, actor: Actor, body: RuleSetBody) {
   const row = rowOf(body);
-  return withTransaction(db, actor, async ({ tx, audit, emit }) => {
+  return transact(actor, async ({ tx, audit, emit }) => {
     const newest = await tx.complianceRuleSet.findFirst({ where: { country: body.country }, orderBy: { version: "desc" }, select: { version: true } });
     const same = await tx.complianceRuleSet.findUnique({ where: { country_version: { country: body.country, version: body.version } }, select: { checksum: true } });
     if (same?.checksum === row.checksum) return { country: body.country, version: body.version, checksum: row.checksum, unchanged: true };
@@ -75,7 +77,7 @@ export async function importRuleSet(db: Db, actor: Writer, body: RuleSetBody) {
       throw invalid([{ field: "version", code: "not_newer", message: `version must be above ${newest.version}, the newest version for ${body.country}.` }]);
     await tx.complianceRuleSet.create({ data: row });
     await markSuperseded(tx, body.country);
-    await audit({ action: "compliance.rule_set.imported", targetType: "compliance_rule_set", targetId: `${body.country}@${body.version}`, changedFields: Object.keys(body) });
+    audit({ action: "compliance.rule_set.imported", targetType: "compliance_rule_set", targetId: `${body.country}@${body.version}`, changedFields: Object.keys(body) });
     emit("compliance.updated", { country: body.country, version: body.version });
     return { country: body.country, version: body.version, checksum: row.checksum, unchanged: false };
   });

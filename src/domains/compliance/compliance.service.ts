@@ -6,7 +6,6 @@
  * check rides on use, never on a timer: an idle process issues no queries. The set in force is chosen at evaluation time, so a
  * version with a future effective_from takes over by itself when its day comes.
  */
-import type { RequestContext } from "../../context.js";
 import type { Db } from "../../db/client.js";
 import type { Cipher } from "../../lib/crypto.js";
 import { invalid } from "../../lib/errors.js";
@@ -112,19 +111,19 @@ function subjectOf(cipher: Cipher, u: RequirementFacts): Subject {
   };
 }
 
-export async function requirementsOf(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
+export async function requirementsOf(ctx: { compliance: RuleBook; cipher: Cipher }, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
   const rules = await ctx.compliance.inForce(user.countryOfResidence, now);
   return { ...evaluate(rules, subjectOf(ctx.cipher, user), now), rules };
 }
 
 /** `requirementsOf` without a promise when the rule sets are loaded (the `requirements` field of every user read). */
-export function requirementsNow(ctx: Pick<RequestContext, "compliance" | "cipher">, user: RequirementFacts, now = new Date()): Requirements | Promise<Requirements> {
+export function requirementsNow(ctx: { compliance: RuleBook; cipher: Cipher }, user: RequirementFacts, now = new Date()): Requirements | Promise<Requirements> {
   const rules = ctx.compliance.inForceNow(user.countryOfResidence, now);
   return rules ? evaluate(rules, subjectOf(ctx.cipher, user), now) : requirementsOf(ctx, user, now);
 }
 
 /** What a user of `country` owes (alpha-2 or alpha-3), and the rule set behind it. */
-export async function countryRequirements(ctx: Pick<RequestContext, "compliance">, country: string) {
+export async function countryRequirements(ctx: { compliance: RuleBook }, country: string) {
   const code = toAlpha2(country);
   if (!code) throw invalid([{ field: "country", code: "invalid", message: "country must be an ISO 3166-1 alpha-2 or alpha-3 code." }]);
   const now = new Date();

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { OPERATOR } from "../../context.js";
+import { OPERATOR } from "../../principal.js";
 import { importRuleSet, importRuleSetFile, loadShippedRuleSets } from "./compliance.import.js";
 import { compileRuleSet, evaluate, parseRuleSet, unsatisfiedGroups } from "./compliance.rules.js";
 import { requirementsNow, requirementsOf } from "./compliance.service.js";
@@ -176,7 +176,7 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
       expect(JSON.parse(stdout).imported).toMatchObject({ country: "FR", version: 2, unchanged: false });
     } else {
       // PGlite is single-process: the CLI's own function, with no event bus, as the CLI runs it
-      expect(await importRuleSetFile(t.db, file)).toMatchObject({ country: "FR", version: 2, unchanged: false });
+      expect(await importRuleSetFile(t.app.services, file)).toMatchObject({ country: "FR", version: 2, unchanged: false });
     }
     const currentlyDue = await eventually(async () => (await due(u.user_id)).currently_due as string[], (d) => d.length > 0, 10_000, 200);
     expect(currentlyDue).toEqual(["nationality", "tax_id"]);
@@ -191,16 +191,16 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
     await due(u.user_id);
     const writer = { principal: OPERATOR, requestId: "test", events: t.app.services.events };
     const v2 = parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 40 });
-    await importRuleSet(t.db, writer, v2);
+    await importRuleSet(t.app.services, writer, v2);
     // the event is delivered asynchronously (through Redis when configured)
     const errors = await eventually(async () => (await due(u.user_id)).errors as { field: string; code: string }[], (e) => e.length > 0, 15_000, 50);
     expect(errors).toContainEqual(expect.objectContaining({ field: "date_of_birth", code: "under_minimum_age" }));
-    expect(await importRuleSet(t.db, writer, v2)).toMatchObject({ unchanged: true });
-    await expect(importRuleSet(t.db, writer, parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 30 }))).rejects.toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "version" }] });
+    expect(await importRuleSet(t.app.services, writer, v2)).toMatchObject({ unchanged: true });
+    await expect(importRuleSet(t.app.services, writer, parseRuleSet({ ...(await shipped("MY")), version: 2, minimum_age: 30 }))).rejects.toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "version" }] });
     const before = await t.db.complianceRuleSet.count();
     const file = path.join(await mkdtemp(path.join(tmpdir(), "og-rules-")), "bad.json");
     await writeFile(file, JSON.stringify({ ...(await shipped("MY")), version: 3, formats: { postal_code: "(" } }));
-    await expect(importRuleSetFile(t.db, file)).rejects.toMatchObject({ fields: [{ field: "formats.postal_code" }, { field: "formats.tax_id" }] });
+    await expect(importRuleSetFile(t.app.services, file)).rejects.toMatchObject({ fields: [{ field: "formats.postal_code" }, { field: "formats.tax_id" }] });
     expect(await t.db.complianceRuleSet.count()).toBe(before);
   });
 

@@ -6,7 +6,7 @@ import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import type { Write } from "../../db/transaction.js";
+import type { Write } from "../events/events.write.js";
 import { newStorageKey, type ByteChanges } from "./documents.storage.js";
 import {
   checkDocumentFields, checkFile, lastFour,
@@ -152,7 +152,7 @@ const fileColumns = (file: CheckedFile, storageKey: string) => ({
 
 /** Audit row, event and KYC run of one change. */
 async function changed(write: Write, clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }, fields: string[]) {
-  await write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
+  write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
   write.emit("document.changed", clientId, event);
   await enqueueChecks(write, { clientId, userId: event.userId }, ["KYC"], "DOCUMENT_CHANGED");
 }

@@ -13,8 +13,8 @@ import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, unlink } fro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
-import { withTransaction, type Write, type Writer } from "../../db/transaction.js";
+import type { Actor } from "../../principal.js";
+import type { Write, WriteDeps } from "../events/events.write.js";
 import { isMemoryDir } from "../../db/client.js";
 import type { Logger } from "../../lib/logger.js";
 
@@ -26,7 +26,7 @@ export type DocumentStore = {
   /** the bytes under `key`, or null when there are none (erased) */
   read(key: string): Promise<Buffer | null>;
   /** runs `fn` in one transaction (audit and events included) together with the byte changes */
-  transact<T>(writer: Writer, changes: ByteChanges, fn: (write: Write) => Promise<T>): Promise<T>;
+  transact<T>(writer: Actor, changes: ByteChanges, fn: (write: Write) => Promise<T>): Promise<T>;
   /** removes bytes no row refers to (left by a crash); returns how many */
   sweep(): Promise<number>;
   close(): Promise<void>;
@@ -34,26 +34,26 @@ export type DocumentStore = {
 
 export const newStorageKey = () => randomUUID();
 
-export async function createDocumentStore(config: Pick<Config, "dataDir" | "documentStore">, db: Db, logger: Logger): Promise<DocumentStore> {
-  if (config.documentStore === "database") return databaseStore(db);
+export async function createDocumentStore(config: Pick<Config, "dataDir" | "documentStore">, deps: WriteDeps, logger: Logger): Promise<DocumentStore> {
+  if (config.documentStore === "database") return databaseStore(deps);
   const memory = isMemoryDir(config.dataDir);
   const dir = memory ? await mkdtemp(path.join(tmpdir(), "og-documents-")) : path.join(config.dataDir, "documents");
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const store = fileStore(dir, db, logger, memory);
+  const store = fileStore(dir, deps, logger, memory);
   const sweeping = store.sweep()
     .then((n) => { if (n) logger.info({ removed: n }, "document store: unreferenced files removed"); })
     .catch((error) => logger.warn({ err: error }, "document store sweep failed"));
   return { ...store, close: async () => { await sweeping; await store.close(); } };
 }
 
-function databaseStore(db: Db): DocumentStore {
+function databaseStore({ db, transact }: WriteDeps): DocumentStore {
   return {
     kind: "database",
     async read(key) {
       const row = await db.documentBlob.findUnique({ where: { key }, select: { content: true } });
       return row ? Buffer.from(row.content) : null;
     },
-    transact: (writer, changes, fn) => withTransaction(db, writer, async (write) => {
+    transact: (writer, changes, fn) => transact(writer, async (write) => {
       // select only the key: by default Prisma would send the bytes back (RETURNING), ~40 % of the cost per MB
       if (changes.put) await write.tx.documentBlob.create({ data: { key: changes.put.key, content: changes.put.bytes as Uint8Array<ArrayBuffer> }, select: { key: true } });
       if (changes.erase) await write.tx.documentBlob.deleteMany({ where: { key: changes.erase } });
@@ -69,7 +69,7 @@ const SWEEP_GRACE_MS = 15 * 60 * 1000;
 const KEY = /^[0-9a-f-]{36}$/;
 
 /** Exported for the sweep test; the app reaches it through createDocumentStore. */
-export function fileStore(dir: string, db: Db, logger: Logger, temporary = false) {
+export function fileStore(dir: string, { db, transact }: WriteDeps, logger: Logger, temporary = false) {
   const fileOf = (key: string) => {
     if (!KEY.test(key)) throw new Error("invalid storage key");
     return path.join(dir, key.slice(0, 2), key);
@@ -84,11 +84,11 @@ export function fileStore(dir: string, db: Db, logger: Logger, temporary = false
     async read(key: string) {
       return readFile(fileOf(key)).catch((error: NodeJS.ErrnoException) => { if (error.code === "ENOENT") return null; throw error; });
     },
-    async transact<T>(writer: Writer, changes: ByteChanges, fn: (write: Write) => Promise<T>) {
+    async transact<T>(writer: Actor, changes: ByteChanges, fn: (write: Write) => Promise<T>) {
       if (changes.put) await writeDurably(fileOf(changes.put.key), changes.put.bytes);
       let result: T;
       try {
-        result = await withTransaction(db, writer, fn);
+        result = await transact(writer, fn);
       } catch (error) {
         if (changes.put) await erase(changes.put.key);
         throw error;

@@ -329,7 +329,7 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     await writeFile(fresh, PNG);
     const old = new Date(Date.now() - 3600_000);
     for (const f of [liveFile, orphan, `${orphan}.123.456.tmp`]) await utimes(f, old, old);
-    const sweeper = fileStore(docStore.dir, t.db, t.app.services.logger);
+    const sweeper = fileStore(docStore.dir, t.app.services, t.app.services.logger);
     expect(await sweeper.sweep()).toBe(2);
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(`${orphan}.123.456.tmp`)).toBe(false);

@@ -1,11 +1,16 @@
 /**
- * The outbox relay: committed event rows (table `events`) → the event bus (GraphQL subscriptions,
- * every instance through Redis). A row is claimed by stamping `published_at` (one UPDATE … RETURNING,
- * so two relays never publish the same row) and then published. Fast path: the writing process
- * publishes its own rows right after commit (db/transaction.ts). Safety net: the `events.relay` job,
- * enqueued in the same transaction, runs 5 s later wherever jobs are worked and publishes every row
- * still unstamped (the writer died between commit and publish, or had no bus: a CLI process). When
- * the fast path succeeded the writer deletes that job, so a healthy service runs no relay query.
+ * The outbox relay: committed event rows (table `events`) → their consumers. A relay claims rows by
+ * stamping `published_at` (one UPDATE … RETURNING, so two relays never take the same row) in a short
+ * transaction of its own, in which each consumer does the work that must commit with the claim (the
+ * webhooks domain queues its deliveries there); what a consumer hands back runs once that commit is
+ * done (the event bus publishes to GraphQL subscriptions, every instance through Redis; workers are
+ * woken). A crash anywhere leaves the rows unclaimed or the claim rolled back: nothing is half done.
+ *
+ * Fast path: the writing process relays its own rows right after commit (events.write.ts). Safety
+ * net: the `events.relay` job, queued in the writing transaction, runs 5 s later wherever jobs are
+ * worked and relays every row still unclaimed (the writer died after commit, or wrote without the
+ * relay: a CLI process). When the fast path succeeded the writer deletes that job, so a healthy
+ * service runs no relay query. The service also relays what is pending once at start.
  */
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
@@ -15,68 +20,77 @@ import type { EventBus } from "./events.pubsub.js";
 
 export const EVENT_RELAY_JOB = "events.relay";
 /** the safety net runs after the fast path had its chance */
-const RELAY_DELAY_SECONDS = 5;
+export const RELAY_DELAY_SECONDS = 5;
 const BATCH = 100;
 
+/** A committed event as its consumers get it, in the order of `seq`. */
+export type OutboxEvent = { id: string; seq: bigint; type: string; clientId: string | null; data: unknown; createdAt: Date };
+
 /**
- * A topic's arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics): the client id
- * goes to its column, the event to `data`.
+ * A consumer of claimed events: called inside the claim's transaction (what it writes commits with the
+ * claim, or neither does); the function it may return runs after that commit.
  */
-export function outboxRows(emitted: unknown[][]) {
-  return emitted.map(([type, ...args]) => ({
-    type: type as string,
-    clientId: args.length === 2 ? (args[0] as string) : null,
-    data: args.at(-1) as object,
-  }));
+export type OutboxConsumer = (tx: Tx, events: OutboxEvent[]) => Promise<(() => void) | void>;
+
+export type Outbox = ReturnType<typeof createOutbox>;
+
+const COLUMNS = { id: true, seq: true, type: true, clientId: true, data: true, createdAt: true } as const;
+
+export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logger) {
+  /** Claims the unclaimed rows among `where` and hands them to every consumer; returns how many. */
+  async function claim(where: object): Promise<number> {
+    const after: (() => void)[] = [];
+    const events = await db.$transaction(async (tx) => {
+      const claimed = await tx.event.updateManyAndReturn({ where: { ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: COLUMNS });
+      claimed.sort((a, b) => (a.seq < b.seq ? -1 : 1));
+      if (claimed.length) for (const consume of consumers) { const then = await consume(tx, claimed); if (then) after.push(then); }
+      return claimed;
+    });
+    for (const then of after) then();
+    return events.length;
+  }
+
+  return {
+    /** After a write's commit: its rows, unless a relay took them first; false when it failed (the relay job will). */
+    async relay(ids: string[]): Promise<boolean> {
+      try {
+        await claim({ id: { in: ids } });
+        return true;
+      } catch (err) {
+        logger?.warn({ err: (err as Error).message }, "events left to the relay job");
+        return false;
+      }
+    },
+    /** Every unclaimed row, oldest first; returns how many. */
+    async relayPending(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const pending = await db.event.findMany({ where: { publishedAt: null }, orderBy: { seq: "asc" }, take: BATCH, select: { id: true } });
+        if (!pending.length) return total;
+        total += await claim({ id: { in: pending.map((p) => p.id) } });
+      }
+    },
+  };
 }
 
-type Row = { id: string; seq: bigint; type: string; clientId: string | null; data: unknown };
-
-function publish(bus: EventBus, rows: Row[]) {
+/**
+ * The event bus as a consumer: subscribers hear each event once its claim committed. A topic's
+ * arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics).
+ */
+export const publishTo = (bus: EventBus): OutboxConsumer => async (_tx, events) => () => {
   const send = bus.publish as (topic: string, ...args: unknown[]) => void;
-  for (const row of rows.sort((a, b) => (a.seq < b.seq ? -1 : 1))) {
-    if (row.clientId) send(row.type, row.clientId, row.data);
-    else send(row.type, row.data);
+  for (const event of events) {
+    if (event.clientId) send(event.type, event.clientId, event.data);
+    else send(event.type, event.data);
   }
-}
+};
 
-const claim = (db: Db, where: object) =>
-  db.event.updateManyAndReturn({ where: { ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: { id: true, seq: true, type: true, clientId: true, data: true } });
-
-/** After commit: publishes these rows unless a relay got them first; false when it failed (the relay job will). */
-export async function publishEvents(db: Db, bus: EventBus, ids: string[], logger?: Logger): Promise<boolean> {
-  try {
-    publish(bus, await claim(db, { id: { in: ids } }));
-    return true;
-  } catch (err) {
-    logger?.warn({ err: (err as Error).message }, "events left to the relay job");
-    return false;
-  }
-}
-
-/** Publishes every unstamped row, oldest first; returns how many. */
-export async function relayPending(db: Db, bus: EventBus): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const pending = await db.event.findMany({ where: { publishedAt: null }, orderBy: { seq: "asc" }, take: BATCH, select: { id: true } });
-    if (!pending.length) return total;
-    const rows = await claim(db, { id: { in: pending.map((p) => p.id) } });
-    publish(bus, rows);
-    total += rows.length;
-  }
-}
-
-export function sendRelayJob(jobs: Jobs, tx: Tx) {
-  return jobs.send(EVENT_RELAY_JOB, {}, { tx, startAfter: RELAY_DELAY_SECONDS });
-}
-
-/** The relay job's queue and worker; a batch of relay jobs is one sweep. */
-export function defineEventRelay(jobs: Jobs, db: Db, bus: EventBus) {
+/** The relay job's queue and, given the outbox, its worker; a batch of relay jobs is one sweep. */
+export function defineEventRelay(jobs: Jobs, outbox?: Outbox) {
   return jobs.define({
     name: EVENT_RELAY_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-    workOptions: { batchSize: 50 },
-    work: async () => { await relayPending(db, bus); },
+    ...(outbox && { workOptions: { batchSize: 50 }, work: async () => { await outbox.relayPending(); } }),
   });
 }
 

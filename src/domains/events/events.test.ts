@@ -2,9 +2,8 @@ import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
-import { OPERATOR } from "../../context.js";
-import { withTransaction } from "../../db/transaction.js";
-import { relayPending } from "./events.relay.js";
+import { OPERATOR } from "../../principal.js";
+import { createTransact } from "./events.write.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
@@ -107,8 +106,8 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     (await t.rest("POST", "/v2/users", { key, body: { first_name: first, last_name: "Box", email: `${first.toLowerCase()}${Math.random().toString(36).slice(2, 8)}@example.com` } })).body;
   // this test's own events: the background checks of each new user raise check.* events of their own
   const rowsFor = (userId: string) => t.db.event.findMany({ where: { type: "user.status.updated", data: { path: ["userId"], equals: userId } } });
-  const emitStatus = (writer: object, clientId: string, userId: string, fail = false) =>
-    withTransaction(t.db, { principal: OPERATOR, ...writer }, async ({ emit }) => {
+  const emitStatus = (transact: ReturnType<typeof createTransact>, clientId: string, userId: string, fail = false) =>
+    transact({ principal: OPERATOR }, async ({ emit }) => {
       emit("user.status.updated", clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
       if (fail) throw new Error("the change fails");
     });
@@ -140,7 +139,7 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
 
   it("writes no event row when the change rolls back", async () => {
     const user = await newUser(a.key);
-    await expect(emitStatus({ events: t.app.services.events }, a.clientId, user.user_id, true)).rejects.toThrow("the change fails");
+    await expect(emitStatus(t.app.services.transact, a.clientId, user.user_id, true)).rejects.toThrow("the change fails");
     expect(await rowsFor(user.user_id)).toHaveLength(0);
   });
 
@@ -149,10 +148,10 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     const stream = await firstSseEvent(t, a.key, { id: user.user_id });
     const event = stream.next();
     await new Promise((r) => setTimeout(r, 100));
-    await emitStatus({}, a.clientId, user.user_id); // committed; no bus, no relay job: as if the process died after commit
+    await emitStatus(createTransact(t.db), a.clientId, user.user_id); // committed; no relay, no relay job: as if the process died after commit
     const [row] = await rowsFor(user.user_id);
     expect(row.publishedAt).toBeNull();
-    expect(await relayPending(t.db, t.app.services.events)).toBeGreaterThanOrEqual(1); // the relay, run again
+    expect(await t.app.outbox.relayPending()).toBeGreaterThanOrEqual(1); // the relay, run again
     expect((await event).data.userStatusChanged.id).toBe(user.user_id);
     expect((await rowsFor(user.user_id))[0].publishedAt).toBeInstanceOf(Date);
     await stream.close();
@@ -163,7 +162,7 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     const stream = await firstSseEvent(t, a.key, { id: user.user_id });
     const event = stream.next();
     await new Promise((r) => setTimeout(r, 100));
-    await emitStatus({ jobs: t.app.services.jobs }, a.clientId, user.user_id); // job committed with the event, nothing published here
+    await emitStatus(createTransact(t.db, { jobs: t.app.services.jobs }), a.clientId, user.user_id); // job committed with the event, nothing relayed here
     expect((await event).data.userStatusChanged.id).toBe(user.user_id);
     await stream.close();
   }, 30_000);

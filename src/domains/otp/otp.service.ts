@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
-import { withTransaction, type Write } from "../../db/transaction.js";
+import type { Write } from "../events/events.write.js";
 import { safeEqual } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
@@ -37,7 +37,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   const otpId = randomUUID();
   // 1. reserve: the client's sends are taken one at a time (an advisory lock, then the user row), so
   //    concurrent triggers cannot all pass a limit; the code is SENDING (not usable) until its message has gone out
-  const reserved = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  const reserved = await ctx.transact(ctx, async ({ tx, audit }) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`otp:${clientId}`}, 0))`;
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
@@ -53,7 +53,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
     const row = await tx.otpCode.create({
       data: { id: otpId, clientId, userId: user.id, channel, destination, destinationKey: toKey, codeHash: hash(ctx, otpId, code), expiresAt: new Date(now.getTime() + OTP_TTL_MS), createdAt: now },
     });
-    await audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
+    audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
     return row;
   });
   // 2. deliver outside the transaction: an SMTP round trip must not hold the database
@@ -96,7 +96,7 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
       where: { id: userId },
       data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
     });
-    await audit({ action: "user.contact.verified", targetType: "user", targetId: userId, changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"] });
+    audit({ action: "user.contact.verified", targetType: "user", targetId: userId, changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"] });
     return { userId, channel: input.channel, verified: true, verifiedAt: now };
   });
 }
@@ -118,7 +118,7 @@ async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "cu
   const { channel, code } = input;
   checkCodeFormat(code);
   const now = ctx.now();
-  const outcome: Outcome<T> = await withTransaction(ctx.db, ctx, async (write) => {
+  const outcome: Outcome<T> = await ctx.transact(ctx, async (write) => {
     const { tx } = write;
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
     if (target === "pending" && !pending(user, channel))

@@ -3,7 +3,7 @@
  * checks and the write of a one-row import (remittance.import.ts), so both paths agree. Inputs take
  * the same enums the queries return (`status: INACTIVE`), so a value read can be written back.
  */
-import { OPERATOR_ONLY } from "../../context.js";
+import { OPERATOR_ONLY } from "../../principal.js";
 import { builder } from "../../graphql/builder.js";
 import { BeneficiaryTypeEnum, InstitutionTypeEnum, StatusEnum } from "./remittance.enums.js";
 import { upsertReferenceRow } from "./remittance.import.js";
@@ -47,14 +47,14 @@ const plain = <T extends object>(input: T) => ({ ...input }) as Record<string, u
 builder.mutationFields((t) => ({
   upsertCorridor: t.prismaField({
     type: "Corridor", authScopes: admin, args: { input: t.arg({ type: UpsertCorridorInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => getCorridor(ctx.db, await upsertReferenceRow(ctx.db, ctx, "corridor", plain(input)), query),
+    resolve: async (query, _root, { input }, ctx) => getCorridor(ctx.db, await upsertReferenceRow(ctx, ctx, "corridor", plain(input)), query),
   }),
   upsertReceivingInstitution: t.prismaField({
     type: "ReceivingInstitution", authScopes: admin, args: { input: t.arg({ type: UpsertReceivingInstitutionInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => getInstitution(ctx.db, await upsertReferenceRow(ctx.db, ctx, "institution", plain(input)), query),
+    resolve: async (query, _root, { input }, ctx) => getInstitution(ctx.db, await upsertReferenceRow(ctx, ctx, "institution", plain(input)), query),
   }),
   upsertBranch: t.prismaField({
     type: "Branch", authScopes: admin, args: { input: t.arg({ type: UpsertBranchInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => getBranch(ctx.db, await upsertReferenceRow(ctx.db, ctx, "branch", plain(input)), query),
+    resolve: async (query, _root, { input }, ctx) => getBranch(ctx.db, await upsertReferenceRow(ctx, ctx, "branch", plain(input)), query),
   }),
 }));

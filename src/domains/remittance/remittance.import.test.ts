@@ -61,14 +61,14 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
   });
 
   it("imports a CSV catalogue by upsert and serves it at once", async () => {
-    expect(await importReferenceFile(t.db, await file("thai.csv", CSV))).toEqual({ institutions: 1, branches: 2, corridors: 1 });
+    expect(await importReferenceFile(t.app.services, await file("thai.csv", CSV))).toEqual({ institutions: 1, branches: 2, corridors: 1 });
     const corridor = await t.rest("GET", "/users/wallet/payouts/remittances/corridors/th-thb-bank", { key });
     expect(corridor.body).toMatchObject({ receiving_country: "TH", receiving_currency: "THB", min_amount: 10000, user_types: ["INDIVIDUAL", "BUSINESS"] });
     const branches = await t.rest("GET", "/users/wallets/payouts/remittances/bank/branches/th-kbank?search=phaya%20thai", { key });
     expect(branches.body.data).toEqual([{ id: "th-kbank-0001", code: "0001", name: "Kasikornbank Phahon Yothin", city: "Bangkok", address: "400/22 Phahon Yothin Road, Phaya Thai" }]);
     const banks = await t.rest("GET", "/users/wallets/payouts/remittances/corridors/TH/institutions/BANK", { key });
     expect(banks.body.data).toEqual([expect.objectContaining({ id: "th-kbank", bic: "KASITHBK", has_branches: true })]);
-    expect(await importReferenceFile(t.db, await file("thai-again.csv", CSV.replace("Chiang Mai,", "Chiang Mai Nimman,")))).toMatchObject({ branches: 2 });
+    expect(await importReferenceFile(t.app.services, await file("thai-again.csv", CSV.replace("Chiang Mai,", "Chiang Mai Nimman,")))).toMatchObject({ branches: 2 });
     expect((await t.db.branch.findUniqueOrThrow({ where: { id: "th-kbank-0002" } })).name).toBe("Kasikornbank Chiang Mai Nimman");
     expect(await t.db.auditEntry.count({ where: { action: "reference.imported" } })).toBe(2);
   });
@@ -76,12 +76,12 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
   it("refuses a CSV with a bad row, naming its line, and writes nothing", async () => {
     const before = await counts();
     const bad = CSV.replace("th-kbank", "th-scb").replace(",0002,", ",,").replace("10000,20000000", "30000000,20000000").replace(/th-thb-bank/, "th-thb-bank-2");
-    await expect(importReferenceFile(t.db, await file("bad.csv", bad))).rejects.toMatchObject({
+    await expect(importReferenceFile(t.app.services, await file("bad.csv", bad))).rejects.toMatchObject({
       code: "VALIDATION_FAILED", fields: [expect.objectContaining({ field: "rows.4.code", code: "required" }), expect.objectContaining({ field: "rows.5.min_amount" })],
     });
     expect(await counts()).toEqual(before);
     expect(await t.db.receivingInstitution.findUnique({ where: { id: "th-scb" } })).toBeNull();
-    await expect(importReferenceFile(t.db, await file("cols.csv", "kind,id,colour\n"))).rejects.toMatchObject({ fields: [{ field: "columns" }] });
+    await expect(importReferenceFile(t.app.services, await file("cols.csv", "kind,id,colour\n"))).rejects.toMatchObject({ fields: [{ field: "columns" }] });
   });
 
   it("refuses JSON rows that refer to nothing or take another corridor's place, and writes nothing", async () => {
@@ -92,7 +92,7 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
       corridors: [{ id: "ph-php-bank-2", receiving_country: "PH", receiving_currency: "PHP", receiving_institution_type: "BANK", min_amount: 1, max_amount: 2,
         delivery_estimate: { min_hours: 0, max_hours: 1, description: "Fast" }, required_fields: ["first_name"] }],
     };
-    await expect(importReferenceFile(t.db, await file("bad.json", JSON.stringify(lists)))).rejects.toMatchObject({
+    await expect(importReferenceFile(t.app.services, await file("bad.json", JSON.stringify(lists)))).rejects.toMatchObject({
       code: "VALIDATION_FAILED", fields: [expect.objectContaining({ field: "branches.0.institution_id" }), expect.objectContaining({ field: "corridors.0.id", code: "conflict" })],
     });
     expect(await counts()).toEqual(before);

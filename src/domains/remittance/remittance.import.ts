@@ -25,14 +25,16 @@ import type { Db } from "../../db/client.js";
 import { camelKeys, toSnake } from "../../lib/case.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
-import { OPERATOR } from "../../context.js";
-import { withTransaction, type Tx, type Writer } from "../../db/transaction.js";
+import { OPERATOR } from "../../principal.js";
+import type { Tx } from "../../db/transaction.js";
+import type { Actor } from "../../principal.js";
+import type { WriteDeps } from "../events/events.write.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
 
 const DATA_DIR = fromRoot("data", "remittance");
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
-const CLI_ACTOR: Writer = { principal: OPERATOR, requestId: "cli" };
+const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
 const MAX_REPORTED = 20;
 
 /** a checked row and how to name its fields in errors */
@@ -58,22 +60,22 @@ export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolea
 }
 
 /** `cli reference import FILE` (.json or .csv, see the top of this file): all rows or none. */
-export async function importReferenceFile(db: Db, file: string, actor: Writer = CLI_ACTOR): Promise<{ institutions: number; branches: number; corridors: number }> {
+export async function importReferenceFile(deps: WriteDeps, file: string, actor: Actor = CLI_ACTOR): Promise<{ institutions: number; branches: number; corridors: number }> {
   const ext = path.extname(file).toLowerCase();
   if (ext !== ".json" && ext !== ".csv") throw invalid([{ field: "file", code: "invalid", message: "The file must end in .json or .csv." }]);
   const text = await readFile(file, "utf8").catch(() => { throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]); });
   const rows = ext === ".csv" ? checkCsv(text) : checkLists(parseJson(text, path.basename(file, ext).toLowerCase()));
-  await loadShippedReferenceData(db); // corridors refer to the ISO countries and currencies
-  await writeRows(db, actor, rows, { action: "reference.imported", target: path.basename(file) });
+  await loadShippedReferenceData(deps.db); // corridors refer to the ISO countries and currencies
+  await writeRows(deps, actor, rows, { action: "reference.imported", target: path.basename(file) });
   return { institutions: rowsOf(rows, "institution").length, branches: rowsOf(rows, "branch").length, corridors: rowsOf(rows, "corridor").length };
 }
 
 /** An admin mutation: the checks and the write of a one-row import; errors name the input field. */
-export async function upsertReferenceRow(db: Db, actor: Writer, kind: RowKind, input: Record<string, unknown>) {
+export async function upsertReferenceRow(deps: WriteDeps, actor: Actor, kind: RowKind, input: Record<string, unknown>) {
   const errors: FieldError[] = [];
   const row = checkRow(kind, input, (f) => f, errors);
   if (!row) throw invalid(errors);
-  await writeRows(db, actor, [{ ...row, name: (f) => f }], { action: `reference.${kind}.upserted`, target: row.row.id });
+  await writeRows(deps, actor, [{ ...row, name: (f) => f }], { action: `reference.${kind}.upserted`, target: row.row.id });
   return row.row.id;
 }
 
@@ -170,14 +172,14 @@ const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Prom
 };
 
 /** With an event bus (a request), caches of lookup answers hear of the change once it commits. */
-async function writeRows(db: Db, actor: Writer, rows: Located[], entry: { action: string; target: string }) {
-  await withTransaction(db, actor, async ({ tx, audit, emit }) => {
+async function writeRows({ transact }: WriteDeps, actor: Actor, rows: Located[], entry: { action: string; target: string }) {
+  await transact(actor, async ({ tx, audit, emit }) => {
     await checkReferences(tx, rows);
     // institutions first: branches refer to them
     for (const kind of ROW_KINDS) for (const row of rowsOf(rows, kind)) await (UPSERT[kind] as (tx: Tx, row: Row) => Promise<unknown>)(tx, row);
     await markBranched(tx, rowsOf(rows, "branch"));
     const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
-    await audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
+    audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
     emit("reference.updated", { kind: entry.action, id: entry.target });
   }, { timeout: 10 * 60_000 });
 }

@@ -5,7 +5,7 @@ import { Prisma } from "../../../generated/prisma/client.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
-import { withTransaction, type Write } from "../../db/transaction.js";
+import type { Write } from "../events/events.write.js";
 import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
 import { CHECK_TYPES, checksForChange } from "../checks/checks.rules.js";
 import { readUserById } from "./users.reads.js";
@@ -33,9 +33,9 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const clientId = tenantOf(ctx);
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
-  return withTransaction(ctx.db, ctx, async (write) => {
+  return ctx.transact(ctx, async (write) => {
     const user = await write.tx.user.create({ select: { id: true }, data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
-    await write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
+    write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
     await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED", { fresh: true });
     // read again: the answer shows the queued runs (risk_assessment_status PENDING, User.checks)
     return (await readUserById(write.tx, clientId, user.id, withBase(query)))!;
@@ -46,7 +46,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const clientId = tenantOf(ctx);
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
-  return withTransaction(ctx.db, ctx, async (write) => {
+  return ctx.transact(ctx, async (write) => {
     const { tx, audit, emit } = write;
     const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
     if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
@@ -63,7 +63,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
         if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
         throw error;
       });
-    await audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+    audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
     // only what really changed calls for checks: a PUT resending the same name screens nobody again
     await enqueueChecks(write, { clientId, userId: id }, checksForChange(changed), "USER_UPDATED");
     if (checked.status && checked.status !== current.status)
@@ -87,7 +87,7 @@ export async function applyPendingContact(write: Write, ctx: RequestContext, id:
     : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
   if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
   const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
-  await audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
+  audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
   await enqueueChecks(write, { clientId, userId: id }, checksForChange([channel === "EMAIL" ? "email" : "phoneNumber"]), "USER_UPDATED");
   return user;
 }

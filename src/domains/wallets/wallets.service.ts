@@ -1,10 +1,8 @@
 /** Wallets and cards: open a wallet, request and cancel cards, and the asynchronous activation step. */
-import type { RequestContext } from "../../context.js";
-import { OPERATOR, tenantOf } from "../../context.js";
+import type { RequestContext, Services } from "../../context.js";
+import { tenantOf } from "../../context.js";
+import { OPERATOR } from "../../principal.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
-import type { Db } from "../../db/client.js";
-import { withTransaction } from "../../db/transaction.js";
-import type { EventBus } from "../events/events.pubsub.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
@@ -36,7 +34,7 @@ export async function getCard(ctx: RequestContext, id: string, query?: CardSelec
 export async function createWallet(ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {
   const clientId = tenantOf(ctx);
   const currency = checkCurrencyCode(input.currency);
-  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  return ctx.transact(ctx, async ({ tx, audit }) => {
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
     if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
     const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
@@ -45,7 +43,7 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
     if (await tx.wallet.findFirst({ where: { userId: user.id, currency }, select: { id: true } }))
       throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [{ field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` }]);
     const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency } });
-    await audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
+    audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
     return wallet;
   });
 }
@@ -53,24 +51,24 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
 /** A card needs an ACTIVE wallet; it starts REQUESTED and is activated later by the provider. */
 export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
   const clientId = tenantOf(ctx);
-  return withTransaction(ctx.db, ctx, async ({ tx, audit, enqueue }) => {
+  return ctx.transact(ctx, async ({ tx, audit, enqueue }) => {
     const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
     if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
     const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
-    await audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
+    audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
     // the provider is asked by a job enqueued with the card: a crash after commit loses no activation
-    await enqueue(CARD_ACTIVATION_JOB, { cardId: (created as { id: string }).id });
+    enqueue(CARD_ACTIVATION_JOB, { cardId: (created as { id: string }).id });
     return created;
   });
 }
 
 export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
   const clientId = tenantOf(ctx);
-  return withTransaction(ctx.db, ctx, async ({ tx, audit, emit }) => {
+  return ctx.transact(ctx, async ({ tx, audit, emit }) => {
     const current = await getCard({ ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
     checkCardMove(current.status, "CANCELLED");
     const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: new Date() } });
-    await audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
+    audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
     emit("card.status.updated", clientId, { cardId: id, walletId: current.walletId, status: "CANCELLED", previousStatus: current.status });
     return card;
   });
@@ -81,7 +79,7 @@ export async function cancelCard(ctx: RequestContext, id: string, query?: CardSe
  * moves it to ACTIVE with its last4 and expiry, emitting card.status.updated. A card cancelled
  * meanwhile stays CANCELLED. The card-activation job (defineCardActivation) calls it.
  */
-export async function activatePendingCards(db: Db, events: EventBus | undefined, options: { cardIds?: string[]; provider?: CardProvider } = {}) {
+export async function activatePendingCards({ db, transact }: Pick<Services, "db" | "transact">, options: { cardIds?: string[]; provider?: CardProvider } = {}) {
   const provider = options.provider ?? cardProvider;
   const pending = await db.card.findMany({
     where: { status: "REQUESTED", ...(options.cardIds ? { id: { in: options.cardIds } } : {}) },
@@ -91,11 +89,11 @@ export async function activatePendingCards(db: Db, events: EventBus | undefined,
   for (const card of pending) {
     const issued = await provider.issue({ cardId: card.id, cardType: card.cardType, currency: card.wallet.currency });
     const { last4, expiry } = checkIssuedCard(issued);
-    await withTransaction(db, { principal: OPERATOR, events }, async ({ tx, audit, emit }) => {
+    await transact({ principal: OPERATOR }, async ({ tx, audit, emit }) => {
       const moved = await tx.card.updateMany({ where: { id: card.id, status: "REQUESTED" }, data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: new Date() } });
       if (!moved.count) return;
       activated++;
-      await audit({ action: "card.activated", targetType: "card", targetId: card.id, changedFields: ["status", "last4", "expiry"] });
+      audit({ action: "card.activated", targetType: "card", targetId: card.id, changedFields: ["status", "last4", "expiry"] });
       emit("card.status.updated", card.clientId, { cardId: card.id, walletId: card.walletId, status: "ACTIVE", previousStatus: "REQUESTED" });
     });
   }
@@ -103,11 +101,11 @@ export async function activatePendingCards(db: Db, events: EventBus | undefined,
 }
 
 /** The card-activation queue and its worker: a batch of jobs is one call of the provider step. */
-export function defineCardActivation(jobs: Jobs, db: Db, events: EventBus) {
+export function defineCardActivation(jobs: Jobs, deps: Pick<Services, "db" | "transact">) {
   return jobs.define<{ cardId: string }>({
     name: CARD_ACTIVATION_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
     workOptions: { batchSize: 20 },
-    work: async (batch) => { await activatePendingCards(db, events, { cardIds: batch.map((job) => job.data.cardId) }); },
+    work: async (batch) => { await activatePendingCards(deps, { cardIds: batch.map((job) => job.data.cardId) }); },
   });
 }

@@ -86,7 +86,7 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     const walletId = (await t.gql(key, CREATE, { input: { userId, currency: "GBP" } })).data.createWallet.id;
     const cardId = (await t.gql(key, REQUEST, { input: { walletId, cardType: "PHYSICAL" } })).data.requestCard.id;
     await t.gql(key, CANCEL, { input: { id: cardId } });
-    expect(await activatePendingCards(t.db, undefined, { cardIds: [cardId] })).toBe(0);
+    expect(await activatePendingCards(t.app.services, { cardIds: [cardId] })).toBe(0);
     // the activation job has run too (it finds the card CANCELLED and leaves it)
     await waitFor(async () => (await t.db.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from ${bossSchemaFor(t.schemaName)}.job where name = '${CARD_ACTIVATION_JOB}' and state = 'completed' and data->>'cardId' = '${cardId}'`))[0].n === 1);
     expect(await t.db.card.findUniqueOrThrow({ where: { id: cardId } })).toMatchObject({ status: "CANCELLED", last4: null });
@@ -100,7 +100,7 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     const walletId = (await t.gql(key, CREATE, { input: { userId, currency: "JPY" } })).data.createWallet.id;
     const card = await t.db.card.create({ data: { clientId: (await t.db.wallet.findUniqueOrThrow({ where: { id: walletId } })).clientId, walletId, cardType: "VIRTUAL" } });
     const leaky: CardProvider = { issue: async () => ({ providerRef: "ref", last4: "4111111111111111", expiry: "2030-01" }) };
-    await expect(activatePendingCards(t.db, undefined, { cardIds: [card.id], provider: leaky })).rejects.toThrow(/malformed last4/);
+    await expect(activatePendingCards(t.app.services, { cardIds: [card.id], provider: leaky })).rejects.toThrow(/malformed last4/);
     expect(await t.db.card.findUniqueOrThrow({ where: { id: card.id } })).toMatchObject({ status: "REQUESTED", last4: null, providerRef: null });
   });
 });

@@ -1,9 +1,9 @@
 /**
- * Webhooks fed by the outbox. The transaction that writes a public event also enqueues one
- * delivery job per enabled endpoint of the event's client that subscribes to its type (db/transaction.ts
- * calls queueWebhookDeliveries): the jobs commit with the change, so no committed event can miss its
- * webhooks, and a rolled-back one sends none. Right after commit the writer wakes its own delivery
- * worker (no 2 s poll between commit and send); elsewhere the jobs are polled as usual.
+ * Webhooks fed by the outbox: a consumer of committed events (events.relay.ts). When the relay claims
+ * events, this queues one delivery job per enabled endpoint of the event's client that subscribes to
+ * its type, in the claim's own transaction: the jobs commit with the claim, so no committed event can
+ * miss its webhooks and none is queued twice. Once the claim committed the relaying process wakes its
+ * own delivery worker (no 2 s poll between commit and send); elsewhere the jobs are polled as usual.
  *
  * A delivery job makes one attempt (deliverWebhook). A failed attempt (the receiver's 5xx, timeout, …)
  * is an outcome, not a job failure: the job completes and the next attempt is a new job starting at
@@ -13,8 +13,8 @@
  * event, attempt number), so an attempt enqueued twice is queued once.
  */
 import { createHash } from "node:crypto";
-import type { Tx } from "../../db/transaction.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { OutboxConsumer, OutboxEvent } from "../events/events.relay.js";
 import { envelopeData, PUBLIC_EVENT_TYPES } from "../events/events.service.js";
 import { deliverWebhook, type DeliveryDeps, type WebhookEvent } from "./webhooks.delivery.js";
 import { subscribes } from "./webhooks.rules.js";
@@ -24,7 +24,6 @@ export const WEBHOOK_DELIVERY_JOB = "webhooks.deliver";
 const CONCURRENCY = 50;
 
 export type DeliveryJob = { endpointId: string; event: WebhookEvent };
-type OutboxRow = { id: string; type: string; clientId: string | null; data: unknown; createdAt: Date };
 
 const PUBLIC: ReadonlySet<string> = new Set(PUBLIC_EVENT_TYPES);
 
@@ -34,28 +33,23 @@ export function deliveryJobId(endpointId: string, eventId: string, attempt: numb
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/**
- * Inside the writing transaction: the first attempt of every (subscribing endpoint, public event) pair.
- * Returns how many were queued. A writer without a job engine may write public events only while no
- * endpoint wants them; otherwise the write fails rather than lose their webhooks.
- */
-export async function queueWebhookDeliveries(tx: Tx, jobs: Jobs | undefined, rows: OutboxRow[]): Promise<number> {
-  const events = rows.filter((r) => r.clientId && PUBLIC.has(r.type));
-  if (!events.length) return 0;
+/** The outbox consumer: the first attempt of every (subscribing endpoint, public event) pair, queued with the claim. */
+export const webhookFanOut = (jobs: Jobs): OutboxConsumer => async (tx, claimed) => {
+  const events = claimed.filter((e) => e.clientId && PUBLIC.has(e.type));
+  if (!events.length) return;
   const endpoints = await tx.webhookEndpoint.findMany({
     where: { clientId: { in: [...new Set(events.map((e) => e.clientId!))] }, enabled: true }, select: { id: true, clientId: true, eventTypes: true },
   });
   const items = events.flatMap((e) => endpoints
     .filter((ep) => ep.clientId === e.clientId && subscribes(ep.eventTypes, e.type))
     .map((ep) => ({ id: deliveryJobId(ep.id, e.id, 1), data: { endpointId: ep.id, event: webhookEventOf(e) } satisfies DeliveryJob })));
-  if (!items.length) return 0;
-  if (!jobs) throw new Error(`${events[0].type} written where no job engine runs: its webhooks would be lost (give the writer \`jobs\`)`);
+  if (!items.length) return;
   await jobs.sendMany(WEBHOOK_DELIVERY_JOB, items, { tx });
-  return items.length;
-}
+  return () => jobs.notify(WEBHOOK_DELIVERY_JOB);
+};
 
 /** The envelope's fields as catch-up (GET /v2/events) shows them: `data` keys in snake_case. */
-const webhookEventOf = (row: OutboxRow): WebhookEvent => ({ id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: envelopeData(row.data) });
+const webhookEventOf = (row: OutboxEvent): WebhookEvent => ({ id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: envelopeData(row.data) });
 
 /** The delivery queue and its worker. `expireInSeconds` must exceed the send timeout (config checks it). */
 export function defineWebhookDelivery(jobs: Jobs, deps: DeliveryDeps, { expireInSeconds }: { expireInSeconds: number }) {

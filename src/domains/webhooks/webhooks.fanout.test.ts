@@ -6,10 +6,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
-import { OPERATOR } from "../../context.js";
-import { withTransaction } from "../../db/transaction.js";
+import { OPERATOR } from "../../principal.js";
 import { loadConfig } from "../../config.js";
-import { relayPending } from "../events/events.relay.js";
+import { createTransact } from "../events/events.write.js";
 import { deliveryJobId, WEBHOOK_DELIVERY_JOB } from "./webhooks.dispatch.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 
@@ -163,11 +162,11 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     expect(mine().find((d) => d.envelope.type === "check.kyc.updated")!.envelope.data).toMatchObject({ user_id: userId, check: { type: "KYC" }, user: { user_id: userId } });
   }, 40_000);
 
-  it("sends the events of any public type, also from a writer that brought no job engine (a job's own write)", async () => {
+  it("sends the events of any public type: fan-out needs only the type to be public", async () => {
     const path = `/${randomUUID().slice(0, 8)}/any-writer`;
     await endpoint(t, receiver, a, path, ["check.kyc.updated"]);
     const userId = randomUUID();
-    await withTransaction(t.db, { principal: OPERATOR, events: t.app.services.events }, async ({ emit }) => {
+    await t.app.services.transact({ principal: OPERATOR }, async ({ emit }) => {
       // a topic the checks engine brings: fan-out needs only the type to be public, not to know it
       (emit as (topic: string, ...args: unknown[]) => void)("check.kyc.updated", a.clientId, { userId, check: { status: "CLEAR" } });
     });
@@ -177,6 +176,25 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     expect(got.verified).toBe(true);
     expect(JSON.parse(got.body)).toMatchObject({ type: "check.kyc.updated", data: { user_id: userId, check: { status: "CLEAR" } } });
   });
+
+  it("loses no event when its writer dies between commit and relay: the relay job sends the webhook and the subscription event", async () => {
+    const path = `/${randomUUID().slice(0, 8)}/after-crash`;
+    await endpoint(t, receiver, a, path, ["user.status.updated"]);
+    const userId = randomUUID();
+    const heard = t.app.services.events.subscribe("user.status.updated", a.clientId);
+    const subscriptionEvent = (async () => { for await (const e of heard) if ((e as { userId: string }).userId === userId) return e; })();
+    // committed with its relay job and never relayed by the writer: what a process that died right after commit leaves
+    await createTransact(t.db, { jobs: t.app.services.jobs })({ principal: OPERATOR }, async ({ emit }) => {
+      emit("user.status.updated", a.clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
+    });
+    const row = () => t.db.event.findFirstOrThrow({ where: { data: { path: ["userId"], equals: userId } } });
+    expect((await row()).publishedAt).toBeNull();
+    await receiver.until("the webhook, sent once the relay job ran", () => receiver.at(path).some((d) => JSON.parse(d.body).data.user_id === userId), 25_000);
+    expect(await subscriptionEvent).toMatchObject({ userId, status: "CLOSED" });
+    expect((await row()).publishedAt).toBeInstanceOf(Date);
+    expect(receiver.at(path).filter((d) => JSON.parse(d.body).data.user_id === userId)).toHaveLength(1);
+    await heard.return?.();
+  }, 40_000);
 
   it("queues an attempt once however often it is enqueued (job ids from endpoint, event and attempt)", async () => {
     expect(deliveryJobId("e", "v", 1)).toBe(deliveryJobId("e", "v", 1));
@@ -210,13 +228,13 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     expect(metric(queued, `job_queue_depth{queue="${queue}"}`)).toBe(1);
     expect(metric(queued, `job_queue_scheduled{queue="${queue}"}`)).toBe(1);
     expect(metric(queued, `job_queue_oldest_age_seconds{queue="${queue}"}`)).toBeGreaterThanOrEqual(1);
-    // an event committed by a writer without a bus stays unpublished until the relay takes it (a client with no endpoints)
-    await withTransaction(t.db, { principal: OPERATOR }, async ({ emit }) => { emit("user.status.updated", randomUUID(), { userId: randomUUID(), status: "CLOSED", previousStatus: "ACTIVE" }); });
+    // an event committed by a writer without the relay stays unpublished until the relay takes it (a client with no endpoints)
+    await createTransact(t.db)({ principal: OPERATOR }, async ({ emit }) => { emit("user.status.updated", randomUUID(), { userId: randomUUID(), status: "CLOSED", previousStatus: "ACTIVE" }); });
     await new Promise((r) => setTimeout(r, 600));
     const lagging = await read();
     expect(metric(lagging, "outbox_unpublished_events")).toBeGreaterThanOrEqual(1);
     expect(metric(lagging, "outbox_oldest_unpublished_age_seconds")).toBeGreaterThan(0.5);
-    await relayPending(t.db, t.app.services.events);
+    await t.app.outbox.relayPending();
     await new Promise((r) => setTimeout(r, 600));
     const caughtUp = await read();
     expect(metric(caughtUp, "outbox_unpublished_events")).toBe(0);

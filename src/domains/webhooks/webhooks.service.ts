@@ -5,7 +5,6 @@
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
-import { withTransaction } from "../../db/transaction.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { deliverWebhook } from "./webhooks.delivery.js";
@@ -50,9 +49,9 @@ export async function createEndpoint(ctx: RequestContext, input: CreateEndpointI
   const eventTypes = checkEventTypes(input.eventTypes);
   const url = await checkUrl(ctx, input.url);
   const secret = newSecret();
-  const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  const endpoint = await ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.create({ ...query, data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret) } });
-    await audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
+    audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
     return row;
   });
   return Object.assign(endpoint, { secret });
@@ -64,9 +63,9 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
   if (input.eventTypes != null) data.eventTypes = checkEventTypes(input.eventTypes);
   if (input.url != null) data.url = await checkUrl(ctx, input.url);
   if (input.enabled != null) { data.enabled = input.enabled; data.disabledReason = null; }
-  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  return ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data });
-    await audit({ action: "webhook_endpoint.updated", targetType: "webhook_endpoint", targetId: input.id, changedFields: Object.keys(data).filter((f) => f !== "disabledReason") });
+    audit({ action: "webhook_endpoint.updated", targetType: "webhook_endpoint", targetId: input.id, changedFields: Object.keys(data).filter((f) => f !== "disabledReason") });
     return row;
   });
 }
@@ -75,7 +74,7 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
 export async function rotateSecret(ctx: RequestContext, id: string, query?: Selection) {
   const current = await getEndpoint(ctx, id, { select: { id: true, secretEncrypted: true } });
   const secret = newSecret();
-  const endpoint = await withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  const endpoint = await ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({
       ...query, where: { id },
       data: {
@@ -84,7 +83,7 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
         previousSecretExpiresAt: new Date(ctx.now().getTime() + ROTATION_GRACE_MS),
       },
     });
-    await audit({ action: "webhook_endpoint.secret_rotated", targetType: "webhook_endpoint", targetId: id, changedFields: ["secret"] });
+    audit({ action: "webhook_endpoint.secret_rotated", targetType: "webhook_endpoint", targetId: id, changedFields: ["secret"] });
     return row;
   });
   return Object.assign(endpoint, { secret });
@@ -93,9 +92,9 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
 /** Deletes the endpoint and its attempts; answers with the endpoint as it was. */
 export async function deleteEndpoint(ctx: RequestContext, id: string, query?: Selection) {
   await getEndpoint(ctx, id, { select: { id: true } });
-  return withTransaction(ctx.db, ctx, async ({ tx, audit }) => {
+  return ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.delete({ ...query, where: { id } });
-    await audit({ action: "webhook_endpoint.deleted", targetType: "webhook_endpoint", targetId: id });
+    audit({ action: "webhook_endpoint.deleted", targetType: "webhook_endpoint", targetId: id });
     return row;
   });
 }
@@ -126,6 +125,6 @@ export async function redeliver(ctx: RequestContext, endpointId: string, eventId
   const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown };
   const result = await deliverWebhook(ctx, endpointId, { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data }, { manual: true });
   if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
-  await withTransaction(ctx.db, ctx, ({ audit }) => audit({ action: "webhook_event.redelivered", targetType: "webhook_endpoint", targetId: endpointId }));
+  await ctx.transact(ctx, async ({ audit }) => audit({ action: "webhook_event.redelivered", targetType: "webhook_endpoint", targetId: endpointId }));
   return result.attempt;
 }

@@ -8,7 +8,7 @@
 import { Kind, parse, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
-import type { Principal } from "../../context.js";
+import type { Principal } from "../../principal.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";

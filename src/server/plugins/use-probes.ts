@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import { Response } from "../fetch-api.js";
 import type { Plugin } from "graphql-yoga";
-import { OPERATOR_ONLY, permits, refusalOf } from "../../context.js";
+import { OPERATOR_ONLY, permits, refusalOf } from "../../principal.js";
 import type { Metrics } from "../../lib/metrics.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";

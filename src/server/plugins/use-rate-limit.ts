@@ -9,7 +9,7 @@
 import ipaddr from "ipaddr.js";
 import type { Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
-import type { Principal } from "../../context.js";
+import type { Principal } from "../../principal.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { stateOf } from "../request-state.js";
 

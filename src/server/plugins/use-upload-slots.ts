@@ -11,7 +11,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Plugin } from "graphql-yoga";
-import type { Principal } from "../../context.js";
+import type { Principal } from "../../principal.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
 import { matchRoute, type CompiledRoute } from "../../rest/routes.js";
 import { isGraphQLPath, stateOf } from "../request-state.js";

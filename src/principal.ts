@@ -1,0 +1,33 @@
+/**
+ * Who calls: an API client's key (its scopes and mode) or the operator. A leaf every layer may
+ * import: it imports nothing of the project.
+ */
+
+/** What an API client's key may hold. Operator power is none of them: it is who the caller is (OPERATOR_ONLY). */
+export const CLIENT_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage"] as const;
+export type Scope = (typeof CLIENT_SCOPES)[number];
+
+/**
+ * What operator-only operations (REST routes, GraphQL fields) require: the operator principal
+ * (ADMIN_API_KEY, the CLI), never a scope, so no client's key can be given it, whatever its row holds.
+ */
+export const OPERATOR_ONLY = "operator";
+
+export type Principal =
+  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string> }
+  | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
+
+/** Who writes, as the audit trail records it: the principal and the request that carried the change. */
+export type Actor = { principal: Principal; requestId?: string };
+
+/** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
+export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["lookups:read"]) };
+
+/** The one permission check of REST routes and GraphQL fields: a scope the principal holds, or the operator itself. */
+export const permits = (principal: Principal, required: string) =>
+  required === OPERATOR_ONLY ? principal.kind === "operator" : principal.scopes.has(required);
+
+/** Why `permits` said no, for the 403. */
+export const refusalOf = (required: string, operation: string) => required === OPERATOR_ONLY
+  ? `Only the operator key may call ${operation}.`
+  : `The API key lacks the scope ${required} needed for ${operation}.`;

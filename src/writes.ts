@@ -1,0 +1,34 @@
+/**
+ * How a process writes: the outbox relay with every consumer of committed events, and the
+ * transaction runner services are given, built here for the service (app.ts) and the CLI
+ * (cli/main.ts): every process that relays an event hands it to the same consumers.
+ */
+import type { Db } from "./db/client.js";
+import type { Jobs } from "./jobs/jobs.engine.js";
+import type { Logger } from "./lib/logger.js";
+import type { EventBus } from "./domains/events/events.pubsub.js";
+import { createOutbox, defineEventRelay, publishTo } from "./domains/events/events.relay.js";
+import { createTransact, type Transact } from "./domains/events/events.write.js";
+import { webhookFanOut } from "./domains/webhooks/webhooks.dispatch.js";
+
+export function createWrites(db: Db, { bus, jobs, logger }: { bus: EventBus; jobs: Jobs; logger?: Logger }) {
+  const outbox = createOutbox(db, [webhookFanOut(jobs), publishTo(bus)], logger);
+  return { outbox, transact: createTransact(db, { jobs, outbox }) };
+}
+
+/**
+ * A CLI process's writes: the job engine opened on the first write (a command that writes nothing
+ * opens none), then relayed as the service relays, so running instances hear of the change at once
+ * (through Redis). The relay job's queue is declared first: a fresh database has none yet, and the
+ * engine would look it up outside the transaction that sends to it.
+ */
+export function cliTransact(db: Db, options: { bus: EventBus; jobs: () => Promise<Jobs>; logger?: Logger }): Transact {
+  let transact: Promise<Transact> | null = null;
+  return async (actor, fn, transactionOptions) => {
+    transact ??= options.jobs().then(async (jobs) => {
+      await defineEventRelay(jobs);
+      return createWrites(db, { ...options, jobs }).transact;
+    });
+    return (await transact)(actor, fn, transactionOptions);
+  };
+}
