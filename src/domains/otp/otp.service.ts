@@ -9,6 +9,7 @@ import type { Write } from "../events/events.write.js";
 import { safeEqual } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
+import { inTurns } from "../../lib/in-turn.js";
 import { applyPendingContact, getUser } from "../users/users.service.js";
 import {
   checkClientSendLimit, checkCodeFormat, checkTriggerLimits, destinationKeyInput, HOUR_MS, macInput, maskDestination, MAX_ATTEMPTS, messageOf,
@@ -18,6 +19,9 @@ import type { Channel } from "./otp.sender.js";
 
 export type TriggerInput = { userId: string; channel: Channel };
 export type VerifyInput = { userId: string; channel: Channel; code: string };
+
+/** one reservation of a client's sends at a time in this process (step 1 of triggerOtp) */
+const reserveInTurn = inTurns();
 
 const CONTACT_SELECT = { id: true, email: true, phoneNumber: true, pendingEmail: true, pendingPhoneNumber: true } as const;
 type Contacts = { email: string | null; phoneNumber: string | null; pendingEmail: string | null; pendingPhoneNumber: string | null };
@@ -35,9 +39,10 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   const now = ctx.now();
   const code = newCode();
   const otpId = randomUUID();
-  // 1. reserve: the client's sends are taken one at a time (an advisory lock, then the user row), so
-  //    concurrent triggers cannot all pass a limit; the code is SENDING (not usable) until its message has gone out
-  const reserved = await ctx.transact(ctx, async ({ tx, audit }) => {
+  // 1. reserve: the client's sends are taken one at a time (in turn in this process, an advisory lock
+  //    across processes, then the user row), so concurrent triggers cannot all pass a limit, and a
+  //    burst waits holding one connection; the code is SENDING (not usable) until its message has gone out
+  const reserved = await reserveInTurn(`otp:${clientId}`, () => ctx.transact(ctx, async ({ tx, audit }) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`otp:${clientId}`}, 0))`;
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
@@ -55,7 +60,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
     });
     audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
     return row;
-  });
+  }));
   // 2. deliver outside the transaction: an SMTP round trip must not hold the database
   try {
     await sender.send({ clientId, userId: reserved.userId, channel, to: reserved.destination, ...messageOf(channel, code), code, createdAt: now });
