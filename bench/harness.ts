@@ -78,22 +78,35 @@ export async function seed({ dataDir = "" } = {}): Promise<{ byId: Target[]; byC
   return { byId, byClient };
 }
 
-/**
- * Waits until the app's job queue holds nothing due or running (the check runs a write row queued),
- * so that the next row is not measured while the last one's backlog is worked. Returns the seconds waited.
- */
-export async function drainJobs(): Promise<number> {
+/** polls `sql` (a count named `open`) until it is 0; the seconds waited (at most five minutes, then said) */
+async function waitForNone(sql: string, what: string): Promise<number> {
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   const started = Date.now();
   try {
     for (;;) {
-      const { rows: [{ open }] } = await admin.query(`select count(*)::int as open from "${bossSchemaFor(schema)}".job where state in ('created', 'retry', 'active') and start_after <= now()`);
-      if (open === 0 || Date.now() - started > 300_000) return (Date.now() - started) / 1000;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const { rows: [{ open }] } = await admin.query(sql);
+      if (open === 0) return (Date.now() - started) / 1000;
+      if (Date.now() - started > 300_000) { console.error(`${open} ${what} still open after 300 s: figures from this run count only until then`); return (Date.now() - started) / 1000; }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally { await admin.end(); }
 }
+
+/**
+ * Waits until the app's job queue holds nothing due or running (the check runs a write row queued),
+ * so that the next row is not measured while the last one's backlog is worked. Returns the seconds waited.
+ */
+export const drainJobs = () => waitForNone(`select count(*)::int as open from "${bossSchemaFor(schema)}".job where state in ('created', 'retry', 'active') and start_after <= now()`, "jobs");
+
+/**
+ * Seconds from `startedAt` (epoch ms) until no check run is QUEUED or RUNNING: the seeded runs are
+ * all settled and each write run's are worked before the next, so the open ones are this load's.
+ */
+export const settleChecks = async (startedAt: number) => {
+  await waitForNone(`select count(*)::int as open from "${schema}".check_runs where status in ('QUEUED', 'RUNNING')`, "check runs");
+  return (Date.now() - startedAt) / 1000;
+};
 
 /** node flags of `npm start` (package.json), so the bench runs the server as it is deployed */
 export function startFlags(): string[] {
@@ -161,15 +174,24 @@ function cpuMicros(pid: number) {
 export const statusKiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 
 /**
- * load on `server`, with the CPU it spent per completed request; with `drain`, the jobs the load
- * queued are worked before the next load, and their CPU counts in the requests' (`drained`: seconds)
+ * load on `server`, with the CPU it spent per completed request; with `settle`, the seconds from the
+ * load's start until the check runs it queued have settled (`settled`); with `drain`, the jobs the
+ * load queued are worked before the next load, and their CPU counts in the requests' (`drained`: seconds)
  */
-export async function measured(server: Server, load: Omit<Load, "base">, { drain = false } = {}) {
+export async function measured(server: Server, load: Omit<Load, "base">, { drain = false, settle = false } = {}) {
   const before = cpuMicros(server.child.pid!);
   const result = await runLoad({ ...load, base: server.base });
+  const settled = settle ? await settleChecks(result.startedAt) : undefined;
   const drained = drain ? await drainJobs() : 0;
-  return { ...result, drained, cpuUs: (cpuMicros(server.child.pid!) - before) / Math.max(result.requests, 1) };
+  return { ...result, settled, drained, cpuUs: (cpuMicros(server.child.pid!) - before) / Math.max(result.requests, 1) };
 }
+
+/**
+ * The rate a server sustains, req/s: for a write that queues check runs, the users it created or
+ * changed over the time until their runs settled (a write whose checks are still queued is not yet
+ * served, and half its request rate would still overload the server); else its requests' rate.
+ */
+export const sustainedRate = (run: LoadResult & { settled?: number }, seconds: number) => (run.settled === undefined ? run.requests / seconds : run.ok / run.settled);
 
 export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
   app.child.send("gc");

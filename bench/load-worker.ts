@@ -17,24 +17,46 @@ export type Target = { key: string; id: string };
 export type Load = {
   base: string;
   /** what each request asks: `{id}` in path/body is the drawn user id, `{n}` a per-request counter */
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   body?: string;
   targets: Target[];
+  /**
+   * each target drawn once before any again: two updates of one user in flight together would make
+   * the later one fail its version check, and a user updated again while its check runs still wait
+   * would reuse them, less work than the row is meant to measure
+   */
+  distinct?: boolean;
   connections: number;
   seconds: number;
   /** requests per second over all connections; unset: as fast as the server answers */
   rate?: number;
 };
-/** `loopMaxMs`: the open loop's own event-loop delay, the most it may have added to a latency */
-export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; loopMaxMs?: number };
+/**
+ * `ok`: answers with a 2xx status (what a write row created or changed); `startedAt`: when the first
+ * request could go out (epoch ms), what a write's settled rate counts from; `loopMaxMs`: the open
+ * loop's own event-loop delay, the most it may have added to a latency
+ */
+export type LoadResult = { requests: number; ok: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; startedAt: number; loopMaxMs?: number };
 
 let n = 0;
 const fill = (text: string, id: string) => text.replaceAll("{id}", id).replaceAll("{n}", `${process.pid}-${n}`);
 
+let deck: Target[] = [];
+/** a target at random; with `distinct`, the next of a shuffled deck (Fisher–Yates), shuffled again once used up */
+function drawTarget(load: Load) {
+  const random = (below: number) => Math.floor(Math.random() * below);
+  if (!load.distinct) return load.targets[random(load.targets.length)];
+  if (!deck.length) {
+    deck = [...load.targets];
+    for (let i = deck.length - 1; i > 0; i--) { const j = random(i + 1); [deck[i], deck[j]] = [deck[j], deck[i]]; }
+  }
+  return deck.pop()!;
+}
+
 /** one request as `load` describes it, on a target drawn at random */
 function drawRequest(load: Load) {
-  const target = load.targets[Math.floor(Math.random() * load.targets.length)];
+  const target = drawTarget(load);
   n += 1;
   return {
     path: fill(load.path, target.id), body: load.body ? fill(load.body, target.id) : undefined,
@@ -111,6 +133,7 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const start = performance.now();
+  const startedAt = Date.now();
   const end = start + load.seconds * 1000;
   return new Promise((resolve) => {
     const timer = setInterval(() => {
@@ -133,7 +156,7 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
         latencies.sort((a, b) => a - b);
         const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
         delay.disable();
-        resolve({ requests: latencies.length, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.max(0, Math.round((delay.max / 1e6 - 1) * 10) / 10) }); // beyond the 1 ms tick itself
+        resolve({ requests: latencies.length, ok: latencies.length, startedAt, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.max(0, Math.round((delay.max / 1e6 - 1) * 10) / 10) }); // beyond the 1 ms tick itself
       }, 50);
     }, 1);
   });
@@ -145,6 +168,7 @@ process.once("message", async (load: Load) => {
     process.send!(answer, () => process.exit(0));
     return;
   }
+  const startedAt = Date.now();
   const result = await autocannon({
     url: load.base, connections: load.connections, duration: load.seconds,
     requests: [{
@@ -156,7 +180,7 @@ process.once("message", async (load: Load) => {
     }],
   });
   const answer: LoadResult = {
-    requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
+    requests: result.requests.total, ok: result["2xx"], startedAt, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
     errors: result.errors + result.timeouts, non2xx: result.non2xx,
   };
   process.send!(answer, () => process.exit(0));

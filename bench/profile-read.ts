@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-read.ts [rest|graphql|list|post|lookup]`: a CPU profile of the server under
+ * `npx tsx bench/profile-read.ts [rest|graphql|list|post|put|lookup]`: a CPU profile of the server under
  * one row of the bench's load (bench/rows.ts, seeded schema as `npm run bench`), recorded in-process
  * over the measured run only (bench/server-probe.mjs), written to BENCH_PROFILE_DIR (default the
  * tmp dir); prints the top self-time functions and packages, the event loop's delay and the GC
@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { mapLogFlags, summariseMapLog } from "./hidden-classes.js";
-import { build, drainJobs, dropSchema, loopDelay, measured, seed, startApp, startFlags, type Server } from "./harness.js";
+import { build, drainJobs, dropSchema, loopDelay, measured, seed, startApp, startFlags, sustainedRate, type Server } from "./harness.js";
 import { rowNamed } from "./rows.js";
 
 if (/\.(cpu|heap)profile$/.test(process.argv[2] ?? "")) { // a profile written earlier: its summary again
@@ -28,7 +28,7 @@ if (/\.(cpu|heap)profile$/.test(process.argv[2] ?? "")) { // a profile written e
 const row = rowNamed(process.argv[2] ?? "rest");
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const drain = row.name === "post"; // a POST queues three check runs: they are worked inside the profile
+const drain = !!row.checks; // a write queues check runs: they are worked inside the profile
 build();
 const seeded = await seed();
 try {
@@ -42,8 +42,8 @@ try {
   await drainJobs();
   let rate: number | undefined;
   if (process.env.BENCH_RATE === "half") {
-    const full = await measured(app, { ...load, seconds }, { drain });
-    rate = Math.max(1, Math.round(full.requests / (seconds + full.drained) / 2));
+    const full = await measured(app, { ...load, seconds }, { drain, settle: drain });
+    rate = Math.max(1, Math.round(sustainedRate(full, seconds) / 2));
   } else if (process.env.BENCH_RATE) rate = Number(process.env.BENCH_RATE);
   // BENCH_PROFILE=none: no recording at all (a --trace-gc run without the profiler's own allocations)
   const kind = mapLog ? "none" : ["promoted", "allocated", "none"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
