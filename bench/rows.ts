@@ -20,7 +20,7 @@ const UPDATE: Ask = { method: "PUT", path: "/v2/users/{id}", body: JSON.stringif
 
 export type Ask = Omit<Load, "base" | "targets" | "connections" | "seconds">;
 /**
- * `name`: what bench/profile-read.ts and bench/tail.ts call the row; `perClient`: targets are clients, not users;
+ * `name`: what BENCH_ROWS and bench/profile-read.ts call the row; `perClient`: targets are clients, not users;
  * `checks`: the app's requests queue check runs, so the row reports a settled rate too (bench/users-read.ts)
  */
 export type Row = { name: string; title: string; app: Ask; raw: Ask; perClient?: boolean; checks?: boolean };
