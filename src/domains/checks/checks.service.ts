@@ -5,8 +5,8 @@
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
-import { DomainError, invalid, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { DomainError, invalid } from "../../lib/errors.js";
+import { foundOr404 } from "../../lib/found.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
 import { dueAsFieldErrors } from "../compliance/compliance.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
@@ -92,11 +92,11 @@ const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as con
 type DecidedRun = { id: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
 
 /** A run by id; a client principal (never the operator) sees only its own client's. */
-async function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
-  const where = ctx.principal.kind === "client" ? { id: checkId, clientId: ctx.principal.clientId } : { id: checkId };
-  const run = isUuid(checkId) ? await ctx.db.checkRun.findFirst({ where, select: { id: true, userId: true, type: true, createdAt: true, decidedBy: true } }) : null;
-  if (!run) throw notFound("check");
-  return run;
+function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
+  return foundOr404("check", checkId, (id) => {
+    const where = ctx.principal.kind === "client" ? { id, clientId: ctx.principal.clientId } : { id };
+    return ctx.db.checkRun.findFirst({ where, select: { id: true, userId: true, type: true, createdAt: true, decidedBy: true } });
+  });
 }
 
 /**

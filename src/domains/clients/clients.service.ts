@@ -3,8 +3,8 @@ import type { Actor, Principal, Scope } from "../../principal.js";
 import { CLIENT_SCOPES, OPERATOR, OPERATOR_ONLY } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
-import { DomainError, invalid, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { DomainError, invalid } from "../../lib/errors.js";
+import { foundOr404 } from "../../lib/found.js";
 import type { Transact } from "../events/events.write.js";
 import type { EventBus } from "../events/events.pubsub.js";
 import { createTtlCache } from "../../lib/ttl-cache.js";
@@ -56,8 +56,7 @@ export async function createApiClient(transact: Transact, actor: Actor, input: C
 /** Issues a new key and revokes the client's previous ones in the same transaction. */
 export async function rotateApiKey(transact: Transact, actor: Actor, clientId: string) {
   return transact(actor, async ({ tx, audit }) => {
-    const client = isUuid(clientId) ? await tx.apiClient.findUnique({ where: { id: clientId } }) : null;
-    if (!client) throw notFound("API client");
+    const client = await foundOr404("API client", clientId, (id) => tx.apiClient.findUnique({ where: { id } }));
     await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
     const key = await issueKey(tx, clientId, client.mode);
     audit({ action: "api_key.rotated", targetType: "api_client", targetId: clientId });
@@ -67,8 +66,7 @@ export async function rotateApiKey(transact: Transact, actor: Actor, clientId: s
 
 export async function revokeApiKey(transact: Transact, actor: Actor, keyId: string) {
   return transact(actor, async ({ tx, audit }) => {
-    const key = isUuid(keyId) ? await tx.apiKey.findUnique({ where: { id: keyId } }) : null;
-    if (!key) throw notFound("API key");
+    const key = await foundOr404("API key", keyId, (id) => tx.apiKey.findUnique({ where: { id } }));
     if (key.revokedAt) throw new DomainError("CONFLICT", "This API key is already revoked.");
     const revoked = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
     audit({ action: "api_key.revoked", targetType: "api_key", targetId: keyId });

@@ -5,7 +5,7 @@ import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../events/events.write.js";
 import { newStorageKey, type ByteChanges } from "./documents.storage.js";
 import {
@@ -22,18 +22,12 @@ export type UpdateInput = DocumentFields & { id: string; file?: FileInput | null
 export type DocumentFilters = { userId?: string | null; status?: DocumentStatusValue | null; documentType?: DocumentTypeValue | null };
 
 /** A live document of this client (not DELETED); anything else is "not found", as docs/api.md says. */
-async function findLive(ctx: Pick<RequestContext, "db" | "principal">, id: string) {
-  const row = isUuid(id) ? await ctx.db.document.findFirst({ where: { id, clientId: tenantOf(ctx as RequestContext), status: { not: "DELETED" } } }) : null;
-  if (!row) throw notFound("document");
-  return row;
-}
+const findLive = (ctx: Pick<RequestContext, "db" | "principal">, id: string) =>
+  foundOr404("document", id, (id) => ctx.db.document.findFirst({ where: { id, clientId: tenantOf(ctx as RequestContext), status: { not: "DELETED" } } }));
 
 /** One document, DELETED ones included (their record is kept for audit). */
-export async function getDocument(ctx: RequestContext, id: string, query?: Selection) {
-  const row = isUuid(id) ? await ctx.db.document.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
-  if (!row) throw notFound("document");
-  return row;
-}
+export const getDocument = (ctx: RequestContext, id: string, query?: Selection) =>
+  foundOr404("document", id, (id) => ctx.db.document.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
 /** A live document, whose file is read with `readDocumentBytes` once its reader may have the bytes. */
 export const getDocumentFile = (ctx: RequestContext, id: string) => findLive(ctx, id);
@@ -131,8 +125,7 @@ export const userDocumentsWhere = (status?: DocumentStatusValue | null) => {
 };
 
 async function assertUser(ctx: RequestContext, userId: string) {
-  const user = isUuid(userId) ? await ctx.db.user.findFirst({ where: { id: userId, clientId: tenantOf(ctx) }, select: { id: true } }) : null;
-  if (!user) throw notFound("user");
+  await foundOr404("user", userId, (id) => ctx.db.user.findFirst({ where: { id, clientId: tenantOf(ctx) }, select: { id: true } }));
 }
 
 function columnsOf(ctx: RequestContext, checked: CheckedFields): Prisma.DocumentUncheckedUpdateInput {

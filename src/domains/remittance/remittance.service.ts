@@ -8,6 +8,7 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Db } from "../../db/client.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { notFound } from "../../lib/errors.js";
+import { found } from "../../lib/found.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { arg, parseArgs, parseCurrencySort, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
 
@@ -85,8 +86,7 @@ export function findCorridors(db: Db, args: CorridorArgs, query?: CorridorQuery)
   return paged(() => db.corridor.count({ where }), (w) => db.corridor.findMany({ ...query, where, orderBy, ...w }));
 }
 
-const found = <T>(what: string) => (row: T | null) => { if (!row) throw notFound(what); return row; };
-
+// ids here are reference-data slugs, not UUIDs: a missing row is the only "not found"
 export const getCorridor = (db: Db, id: string, query?: CorridorQuery) => db.corridor.findUnique({ ...query, where: { id } }).then(found("corridor"));
 export const getInstitution = (db: Db, id: string, query?: Query<Prisma.ReceivingInstitutionSelect, Prisma.ReceivingInstitutionInclude>) =>
   db.receivingInstitution.findUnique({ ...query, where: { id } }).then(found("receiving institution"));

@@ -3,8 +3,8 @@ import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { Prisma } from "../../../generated/prisma/client.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
-import { DomainError, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { DomainError } from "../../lib/errors.js";
+import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../events/events.write.js";
 import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
 import { CHECK_TYPES, checksForChange } from "../checks/checks.rules.js";
@@ -24,9 +24,7 @@ export const USER_SORTS = { created_at: "createdAt", updated_at: "updatedAt", la
 export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
   const clientId = tenantOf(ctx);
   // batched with concurrent reads of other requests (db/batched-reads.ts); a transaction reads alone
-  const user = isUuid(id) ? await readUserById(ctx.db, clientId, id, query) : null;
-  if (!user) throw notFound("user");
-  return user;
+  return foundOr404("user", id, (id) => readUserById(ctx.db, clientId, id, query));
 }
 
 export async function createUser(ctx: RequestContext, input: UserInput, query?: Selection) {

@@ -4,8 +4,8 @@ import { tenantOf } from "../../context.js";
 import { OPERATOR } from "../../principal.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
-import { DomainError, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { DomainError } from "../../lib/errors.js";
+import { foundOr404 } from "../../lib/found.js";
 import { getUser } from "../users/users.service.js";
 import { checkCardMove, checkCurrencyCode, checkIssuedCard } from "./wallets.rules.js";
 import { sandboxCardProvider, type CardProvider } from "./wallets.provider.js";
@@ -18,17 +18,11 @@ export const cardProvider: CardProvider = sandboxCardProvider();
 /** How long after a request the in-process timer runs activation (until the job engine runs it). */
 export const CARD_ACTIVATION_JOB = "cards.activate";
 
-export async function getWallet(ctx: RequestContext, id: string, query?: WalletSelection) {
-  const wallet = isUuid(id) ? await ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
-  if (!wallet) throw notFound("wallet");
-  return wallet;
-}
+export const getWallet = (ctx: RequestContext, id: string, query?: WalletSelection) =>
+  foundOr404("wallet", id, (id) => ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
-export async function getCard(ctx: RequestContext, id: string, query?: CardSelection) {
-  const card = isUuid(id) ? await ctx.db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
-  if (!card) throw notFound("card");
-  return card;
-}
+export const getCard = (ctx: RequestContext, id: string, query?: CardSelection) =>
+  foundOr404("card", id, (id) => ctx.db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
 /** A wallet needs an ACTIVE user of the caller's client and an active ISO 4217 currency; one per user and currency. */
 export async function createWallet(ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {

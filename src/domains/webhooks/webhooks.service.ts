@@ -6,7 +6,7 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
-import { isUuid } from "../../lib/ids.js";
+import { foundOr404 } from "../../lib/found.js";
 import { deliverWebhook } from "./webhooks.delivery.js";
 import { checkEventTypes, newSecret, ROTATION_GRACE_MS } from "./webhooks.rules.js";
 import { resolveTarget, UrlRefused } from "./webhooks.ssrf-guard.js";
@@ -30,11 +30,8 @@ async function checkUrl(ctx: RequestContext, url: string) {
   return url.trim();
 }
 
-export async function getEndpoint(ctx: RequestContext, id: string, query?: Selection) {
-  const endpoint = isUuid(id) ? await ctx.db.webhookEndpoint.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }) : null;
-  if (!endpoint) throw notFound("webhook endpoint");
-  return endpoint;
-}
+export const getEndpoint = (ctx: RequestContext, id: string, query?: Selection) =>
+  foundOr404("webhook endpoint", id, (id) => ctx.db.webhookEndpoint.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
 export function findEndpoints(ctx: RequestContext, query?: Selection) {
   const where = { clientId: tenantOf(ctx) };
