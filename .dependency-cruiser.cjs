@@ -17,7 +17,7 @@ module.exports = {
       severity: "error",
       comment: "src/db and src/lib serve every domain; they take what they need as parameters and types of their own.",
       from: { path: "(^|/)src/(db|lib)/" },
-      to: { path: "(^|/)src/(domains|graphql|rest|server|cli)/|(^|/)src/(context|app|writes|config)\\.ts$" },
+      to: { path: "(^|/)src/(domains|graphql|rest|server|cli)/|(^|/)src/(context|principal|app|writes|config)\\.ts$" },
     },
   ],
   options: {
