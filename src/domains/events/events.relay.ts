@@ -26,35 +26,46 @@ const BATCH = 100;
 /** A committed event as its consumers get it, in the order of `seq`. */
 export type OutboxEvent = { id: string; seq: bigint; type: string; clientId: string | null; data: unknown; createdAt: Date };
 
+/** What a relay knows of an event before it claims it. */
+type Claimable = Pick<OutboxEvent, "id" | "type" | "clientId">;
+
 /**
- * A consumer of claimed events: called inside the claim's transaction (what it writes commits with the
- * claim, or neither does); the function it may return runs after that commit.
+ * A consumer of claimed events. `writesFor`: the events it writes for in the claim's transaction (what
+ * it writes commits with the claim, or neither does); when no consumer writes for any of a batch, the
+ * claim is one statement and opens no transaction. `consume` is called with every claimed event; the
+ * function it may return runs once the claim committed.
  */
-export type OutboxConsumer = (tx: Tx, events: OutboxEvent[]) => Promise<(() => void) | void>;
+export type OutboxConsumer = {
+  writesFor?(event: Claimable): boolean;
+  consume(tx: Tx, events: OutboxEvent[]): Promise<(() => void) | void>;
+};
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
 const COLUMNS = { id: true, seq: true, type: true, clientId: true, data: true, createdAt: true } as const;
 
 export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logger) {
-  /** Claims the unclaimed rows among `where` and hands them to every consumer; returns how many. */
-  async function claim(where: object): Promise<number> {
+  const writes = (events: Claimable[]) => consumers.some((c) => c.writesFor && events.some((e) => c.writesFor!(e)));
+
+  /** Claims those of `events` still unclaimed and hands them to every consumer; returns how many. */
+  async function claim(events: Claimable[]): Promise<number> {
     const after: (() => void)[] = [];
-    const events = await db.$transaction(async (tx) => {
-      const claimed = await tx.event.updateManyAndReturn({ where: { ...where, publishedAt: null }, data: { publishedAt: new Date() }, select: COLUMNS });
+    const take = async (tx: Tx) => {
+      const claimed = await tx.event.updateManyAndReturn({ where: { id: { in: events.map((e) => e.id) }, publishedAt: null }, data: { publishedAt: new Date() }, select: COLUMNS });
       claimed.sort((a, b) => (a.seq < b.seq ? -1 : 1));
-      if (claimed.length) for (const consume of consumers) { const then = await consume(tx, claimed); if (then) after.push(then); }
-      return claimed;
-    });
+      if (claimed.length) for (const { consume } of consumers) { const then = await consume(tx, claimed); if (then) after.push(then); }
+      return claimed.length;
+    };
+    const count = writes(events) ? await db.$transaction(take) : await take(db);
     for (const then of after) then();
-    return events.length;
+    return count;
   }
 
   return {
-    /** After a write's commit: its rows, unless a relay took them first; false when it failed (the relay job will). */
-    async relay(ids: string[]): Promise<boolean> {
+    /** After a write's commit: its events, unless a relay took them first; false when it failed (the relay job will). */
+    async relay(events: Claimable[]): Promise<boolean> {
       try {
-        await claim({ id: { in: ids } });
+        await claim(events);
         return true;
       } catch (err) {
         logger?.warn({ err: (err as Error).message }, "events left to the relay job");
@@ -65,9 +76,9 @@ export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logge
     async relayPending(): Promise<number> {
       let total = 0;
       for (;;) {
-        const pending = await db.event.findMany({ where: { publishedAt: null }, orderBy: { seq: "asc" }, take: BATCH, select: { id: true } });
+        const pending = await db.event.findMany({ where: { publishedAt: null }, orderBy: { seq: "asc" }, take: BATCH, select: { id: true, type: true, clientId: true } });
         if (!pending.length) return total;
-        total += await claim({ id: { in: pending.map((p) => p.id) } });
+        total += await claim(pending);
       }
     },
   };
@@ -77,13 +88,15 @@ export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logge
  * The event bus as a consumer: subscribers hear each event once its claim committed. A topic's
  * arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics).
  */
-export const publishTo = (bus: EventBus): OutboxConsumer => async (_tx, events) => () => {
-  const send = bus.publish as (topic: string, ...args: unknown[]) => void;
-  for (const event of events) {
-    if (event.clientId) send(event.type, event.clientId, event.data);
-    else send(event.type, event.data);
-  }
-};
+export const publishTo = (bus: EventBus): OutboxConsumer => ({
+  consume: async (_tx, events) => () => {
+    const send = bus.publish as (topic: string, ...args: unknown[]) => void;
+    for (const event of events) {
+      if (event.clientId) send(event.type, event.clientId, event.data);
+      else send(event.type, event.data);
+    }
+  },
+});
 
 /** The relay job's queue and, given the outbox, its worker; a batch of relay jobs is one sweep. */
 export function defineEventRelay(jobs: Jobs, outbox?: Outbox) {

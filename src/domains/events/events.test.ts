@@ -157,6 +157,26 @@ describe.each(backends)("transactional outbox (%s)", (backend) => {
     await stream.close();
   });
 
+  it("claims an event no consumer writes for in one statement, and a public one with its webhooks in a transaction", async () => {
+    const unrelayed = createTransact(t.db); // writes the rows and relays nothing
+    const stamp = `${backend}-${Date.now()}`;
+    await unrelayed({ principal: OPERATOR }, async ({ emit }) => {
+      emit("card.status.updated", a.clientId, { cardId: stamp, walletId: stamp, status: "ACTIVE", previousStatus: "REQUESTED" });
+      emit("user.status.updated", a.clientId, { userId: stamp, status: "CLOSED", previousStatus: "ACTIVE" });
+    });
+    const [card, user] = await Promise.all(["cardId", "userId"].map((field) =>
+      t.db.event.findFirstOrThrow({ where: { data: { path: [field], equals: stamp } }, select: { id: true, type: true, clientId: true } })));
+    const claimOf = async (event: typeof card) => (await t.app.database.countQueries(() => t.app.outbox.relay([event!]))).queries;
+    const privately = await claimOf(card);
+    // the claim alone: no transaction (Prisma's log shows a transaction by its COMMIT)
+    expect(privately).toHaveLength(1);
+    expect(privately[0]).toMatch(/^UPDATE .*"events"/);
+    const publicly = await claimOf(user);
+    expect(publicly.some((q) => /COMMIT/.test(q))).toBe(true);
+    expect(publicly.some((q) => /webhook_endpoints/.test(q))).toBe(true);
+    for (const { id } of [card, user]) expect((await t.db.event.findUniqueOrThrow({ where: { id: id! } })).publishedAt).toBeInstanceOf(Date);
+  });
+
   it("the relay job enqueued with the change publishes what its writer never did", async () => {
     const user = await newUser(a.key);
     const stream = await firstSseEvent(t, a.key, { id: user.user_id });

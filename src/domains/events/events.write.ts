@@ -61,7 +61,9 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
     const queued = new Map<string, JobItem[]>();
     const queue = (name: string, items: JobItem[]) => {
       if (!jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
-      queued.set(name, [...(queued.get(name) ?? []), ...items]);
+      const list = queued.get(name);
+      if (list) list.push(...items);
+      else queued.set(name, [...items]);
     };
     const value = await fn({
       tx,
@@ -79,7 +81,7 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
       // committed jobs start now where this process works them, not at the next poll
       for (const name of queued.keys()) jobs!.notify(name);
       // relayed here: the safety-net job has nothing left to do and goes
-      if (events.length && outbox && (await outbox.relay(events.map((e) => e.id))) && relayJob) void jobs!.discard(EVENT_RELAY_JOB, relayJob);
+      if (events.length && outbox && (await outbox.relay(events)) && relayJob) void jobs!.discard(EVENT_RELAY_JOB, relayJob);
     });
     return value;
   }, options);

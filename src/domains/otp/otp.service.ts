@@ -42,8 +42,9 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   // 1. reserve: the client's sends are taken one at a time (in turn in this process, an advisory lock
   //    across processes, then the user row), so concurrent triggers cannot all pass a limit, and a
   //    burst waits holding one connection; the code is SENDING (not usable) until its message has gone out
-  const reserved = await reserveInTurn(`otp:${clientId}`, () => ctx.transact(ctx, async ({ tx, audit }) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`otp:${clientId}`}, 0))`;
+  const sends = `otp:${clientId}`;
+  const reserved = await reserveInTurn(sends, () => ctx.transact(ctx, async ({ tx, audit }) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${sends}, 0))`;
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
     const destination = pending(user, channel) ?? current(user, channel);

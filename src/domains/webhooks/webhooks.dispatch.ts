@@ -33,9 +33,12 @@ export function deliveryJobId(endpointId: string, eventId: string, attempt: numb
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** a client's public event: what endpoints may subscribe to */
+const isPublic = (event: { type: string; clientId: string | null }) => !!event.clientId && PUBLIC.has(event.type);
+
 /** The outbox consumer: the first attempt of every (subscribing endpoint, public event) pair, queued with the claim. */
-export const webhookFanOut = (jobs: Jobs): OutboxConsumer => async (tx, claimed) => {
-  const events = claimed.filter((e) => e.clientId && PUBLIC.has(e.type));
+export const webhookFanOut = (jobs: Jobs): OutboxConsumer => ({ writesFor: isPublic, consume: async (tx, claimed) => {
+  const events = claimed.filter(isPublic);
   if (!events.length) return;
   const endpoints = await tx.webhookEndpoint.findMany({
     where: { clientId: { in: [...new Set(events.map((e) => e.clientId!))] }, enabled: true }, select: { id: true, clientId: true, eventTypes: true },
@@ -46,7 +49,7 @@ export const webhookFanOut = (jobs: Jobs): OutboxConsumer => async (tx, claimed)
   if (!items.length) return;
   await jobs.sendMany(WEBHOOK_DELIVERY_JOB, items, { tx });
   return () => jobs.notify(WEBHOOK_DELIVERY_JOB);
-};
+} });
 
 /** The envelope's fields as catch-up (GET /v2/events) shows them: `data` keys in snake_case. */
 const webhookEventOf = (row: OutboxEvent): WebhookEvent => ({ id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: envelopeData(row.data) });
