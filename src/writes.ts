@@ -8,7 +8,8 @@ import type { Jobs } from "./jobs/jobs.engine.js";
 import type { Logger } from "./lib/logger.js";
 import type { EventBus } from "./domains/events/events.pubsub.js";
 import { createOutbox, defineEventRelay, publishTo } from "./domains/events/events.relay.js";
-import { createTransact, type Transact } from "./domains/events/events.write.js";
+import { createTransact, type Effects, type OneStatementChange, type Transact, type Write } from "./domains/events/events.write.js";
+import type { Actor } from "./principal.js";
 import { webhookFanOut } from "./domains/webhooks/webhooks.dispatch.js";
 
 export function createWrites(db: Db, { bus, jobs, logger }: { bus: EventBus; jobs: Jobs; logger?: Logger }) {
@@ -23,12 +24,13 @@ export function createWrites(db: Db, { bus, jobs, logger }: { bus: EventBus; job
  * engine would look it up outside the transaction that sends to it.
  */
 export function cliTransact(db: Db, options: { bus: EventBus; jobs: () => Promise<Jobs>; logger?: Logger }): Transact {
-  let transact: Promise<Transact> | null = null;
-  return async (actor, fn, transactionOptions) => {
-    transact ??= options.jobs().then(async (jobs) => {
-      await defineEventRelay(jobs);
-      return createWrites(db, { ...options, jobs }).transact;
-    });
-    return (await transact)(actor, fn, transactionOptions);
-  };
+  let opened: Promise<Transact> | null = null;
+  const transact = () => (opened ??= options.jobs().then(async (jobs) => {
+    await defineEventRelay(jobs);
+    return createWrites(db, { ...options, jobs }).transact;
+  }));
+  return Object.assign(
+    async <T>(actor: Actor, fn: (write: Write) => Promise<T>, transactionOptions?: { timeout?: number }) => (await transact())(actor, fn, transactionOptions),
+    { oneStatement: async <T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) => (await transact()).oneStatement(actor, change) },
+  );
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../principal.js";
-import { completeRun, enqueueChecks } from "../domains/checks/checks.engine.js";
+import { completeRun, queueFreshChecks } from "../domains/checks/checks.engine.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
 describe.each(backends)("rows written by plain statements (%s)", (backend) => {
@@ -28,7 +28,7 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
       write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
       write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
       write.emit("user.status.updated", clientId, { userId, status: "ACTIVE", previousStatus: "PENDING", user: { nested: { list: [1, "two", null] } } });
-      return enqueueChecks(write, { clientId, userId }, ["KYC", "TRANSACTION_MONITORING"], "USER_UPDATED", { fresh: true });
+      return queueFreshChecks(write, { clientId, userId }, ["KYC", "TRANSACTION_MONITORING"], "USER_UPDATED");
     });
     const stored = await t.db.checkRun.findMany({ where: { id: { in: runs.map((r) => r.id) } } });
     expect(stored.sort((a, b) => a.type.localeCompare(b.type))).toEqual([...runs].sort((a, b) => a.type.localeCompare(b.type)));

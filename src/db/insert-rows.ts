@@ -1,6 +1,6 @@
 /**
  * The write path's inserts of rows nobody reads back (audit entries, outbox events, queued check
- * runs) as one plain statement. Prisma's client never caches the plan of `createMany` or
+ * runs) as one plain statement, sent with the rest of the write (db/statement.ts). Prisma's client never caches the plan of `createMany` or
  * `createManyAndReturn` (it skips its plan cache for them): each call compiled its query again in
  * WebAssembly, ~1.3 ms of CPU against ~0.6 ms for a cached `create` and ~0.2 ms for a plain statement
  * (issue #17, measured on the bench host). A created user and its checks took three of them.
@@ -10,20 +10,23 @@
  * (uuid v4, the client's clock in UTC): the rows are known without reading them back.
  */
 import { randomUUID } from "node:crypto";
+import type { Statement } from "./statement.js";
 
 /** A row's property → its column and type, e.g. `clientId: "client_id uuid"`. */
 export type Columns<R> = { readonly [K in keyof R]: string };
-type RawWriter = { $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number> };
 
-/** An insert into `table` of rows shaped by `columns`, its statement built once. */
-export function rowInserter<R extends object>(table: string, columns: Columns<R>) {
+/**
+ * The insert into `table` of rows shaped by `columns` (none: no statement), its text built once;
+ * `returning`, a RETURNING clause, when the statement's rows are the answer.
+ */
+export function rowInserter<R extends object>(table: string, columns: Columns<R>, returning = "") {
   const props = Object.keys(columns) as (keyof R & string)[];
   const names = props.map((p) => columns[p].split(" ")[0]!);
-  const sql = `insert into ${table} (${names.join(", ")}) select ${names.join(", ")} from jsonb_to_recordset($1::jsonb) as r(${props.map((p) => columns[p]).join(", ")})`;
-  return async (tx: RawWriter, rows: readonly R[]) => {
-    if (!rows.length) return;
+  const sql = `insert into ${table} (${names.join(", ")}) select ${names.join(", ")} from jsonb_to_recordset($1::jsonb) as r(${props.map((p) => columns[p]).join(", ")})${returning && ` ${returning}`}`;
+  return (rows: readonly R[]): Statement | null => {
+    if (!rows.length) return null;
     // a Date becomes ISO text in UTC; a `timestamp` column keeps its wall time, as Prisma writes it
-    await tx.$executeRawUnsafe(sql, JSON.stringify(rows.map((row) => Object.fromEntries(props.map((p, i) => [names[i], row[p] ?? null])))));
+    return { sql, params: [JSON.stringify(rows.map((row) => Object.fromEntries(props.map((p, i) => [names[i], row[p] ?? null]))))] };
   };
 }
 

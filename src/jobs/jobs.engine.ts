@@ -12,6 +12,7 @@
  */
 import { fromPglite, PgBoss, type Db, type Job, type Queue, type SendOptions as BossSendOptions, type WorkOptions } from "pg-boss";
 import { guardedPool, type Database } from "../db/client.js";
+import type { Statement } from "../db/statement.js";
 import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
 import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool } from "./jobs.upgrade.js";
@@ -50,6 +51,15 @@ export type EngineOptions = {
 export type SendOptions = Omit<BossSendOptions, "db"> & { tx?: Tx };
 
 export type Jobs = ReturnType<typeof createJobs>;
+
+/** A job to queue: `id` names it (a second job of that id is not queued), `startAfter` delays it. */
+export type JobItem = { id?: string; data: object; startAfter?: Date; singletonKey?: string };
+
+// pg-boss refuses a batch that names one id twice rather than queue it once
+function onceEach(items: JobItem[]) {
+  const ids = new Set<string>();
+  return items.filter((item) => !item.id || (!ids.has(item.id) && !!ids.add(item.id)));
+}
 
 /** pg-boss's schema for an app schema: beside it, never inside it (Prisma owns that one). */
 export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "pgboss");
@@ -146,12 +156,22 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       return boss.send(name, data, tx ? { ...rest, db: transactionDb(tx) } : rest);
     },
     /** Enqueues many jobs in one statement (ids dedup: a job whose id exists, or came earlier in `items`, is not queued again). */
-    async sendMany(name: string, items: { id?: string; data: object; startAfter?: Date; singletonKey?: string }[], options: { tx?: Tx } = {}) {
+    async sendMany(name: string, items: JobItem[], options: { tx?: Tx } = {}) {
       if (!items.length) return;
-      // pg-boss refuses a batch that names one id twice rather than queue it once
-      const ids = new Set<string>();
-      const once = items.filter((item) => !item.id || (!ids.has(item.id) && !!ids.add(item.id)));
-      await boss.insert(name, once, options.tx ? { db: transactionDb(options.tx) } : {});
+      await boss.insert(name, onceEach(items), options.tx ? { db: transactionDb(options.tx) } : {});
+    },
+    /**
+     * The statement `sendMany` would run, to be sent as part of a write's one statement
+     * (db/statement.ts): pg-boss's own insert, its text and parameters taken as pg-boss hands them to
+     * its database, so the queue's defaults and pg-boss's columns stay pg-boss's.
+     */
+    async insertStatement(name: string, items: JobItem[]): Promise<Statement | null> {
+      if (!items.length) return null;
+      let statement: Statement | null = null;
+      const capture: Db = { executeSql: async (sql, params = []) => { statement = { sql, params }; return { rows: [] }; } };
+      await boss.insert(name, onceEach(items), { db: capture });
+      if (!statement) throw new Error(`pg-boss queued ${name} without a statement`);
+      return statement;
     },
     /**
      * Per queue: jobs due, scheduled for later, and how long the oldest due job has waited. Only queued

@@ -1,9 +1,6 @@
-/** The audit trail: one row per write, inside the write's own transaction, naming fields but never values. */
+/** The audit trail: one row per write, written with the write (domains/events/events.write.ts), naming fields but never values. */
 import type { Actor } from "../../principal.js";
-import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-
-type Tx = Pick<Db, "$executeRawUnsafe">; // any transaction client: a write's (domains/events/events.write.ts) is the usual caller
 
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
 
@@ -23,7 +20,7 @@ const insertAudits = rowInserter<ReturnType<typeof rowOf>>("audit_log", {
   targetType: "target_type text", targetId: "target_id text", requestId: "request_id text", changedFields: "changed_fields text[]",
 });
 
-/** A write's entries in one statement (none: no statement). */
-export function recordAudits(tx: Tx, actor: Actor, entries: AuditInput[]) {
-  return insertAudits(tx, entries.map((entry) => rowOf(actor, entry)));
+/** A write's entries as one statement (none: no statement). */
+export function auditStatement(actor: Actor, entries: AuditInput[]) {
+  return insertAudits(entries.map((entry) => rowOf(actor, entry)));
 }

@@ -9,7 +9,7 @@ import type { CheckDecider, CheckTrigger, CheckType } from "../../../generated/p
 import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import type { Write, WriteDeps } from "../events/events.write.js";
+import type { Effects, Write, WriteDeps } from "../events/events.write.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
@@ -29,18 +29,23 @@ const insertRuns = rowInserter<CheckRun>("check_runs", {
  * Queues runs of `types` for a user inside the caller's write, reusing a queued run of the same type
  * (it takes the newest trigger: the latest reason it will run for). The reuse is an UPDATE of that
  * row: if a worker claimed it meanwhile (QUEUED → RUNNING), the update finds nothing and a new run is
- * queued, so a change is never judged on data read before it. Three statements whatever the number
- * of types (reuse, new runs, their jobs); a user just created has nothing to reuse (`fresh`).
+ * queued, so a change is never judged on data read before it. One statement of its own (the reuse);
+ * the new runs and their job go with the write's other effects.
  */
-export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger, { fresh = false } = {}): Promise<CheckRun[]> {
+export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): Promise<CheckRun[]> {
   if (!types.length) return [];
-  const reused = fresh ? [] : await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
-  const missing = types.filter((type) => !reused.some((run) => run.type === type));
-  const created: CheckRun[] = missing.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
-  await insertRuns(write.tx, created);
-  // one job for the runs a change queues: worked as one (runChecks), a third of the statements of one job a run
-  if (created.length) write.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
+  const reused = await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
+  const created = queueFreshChecks(write, target, types.filter((type) => !reused.some((run) => run.type === type)), trigger);
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
+}
+
+/** New runs of `types` and their one job, as effects of the write (a user just created has nothing to reuse). */
+export function queueFreshChecks(effects: Effects, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): CheckRun[] {
+  const created: CheckRun[] = types.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
+  effects.insert(insertRuns(created));
+  // one job for the runs a change queues: worked as one (runChecks), the user settled once
+  if (created.length) effects.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
+  return created;
 }
 
 /** A run as events and webhooks show it (REST names). */

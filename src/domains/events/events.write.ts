@@ -1,28 +1,33 @@
 /**
- * One write = one transaction holding the change and everything it causes. A service's write
- * collects what it causes as plain data (audit entries, events, jobs); at the end of the transaction
- * this module turns them into rows of that same transaction: the audit entries in one statement, the
- * events as outbox rows (table `events`) in one, each queue's jobs in one, and a relay job as the
+ * One write = the change and everything it causes, committed together. A service's write collects
+ * what it causes as plain data (audit entries, events, jobs, rows nobody reads back such as queued
+ * check runs); this module turns them into one statement of that same write (db/statement.ts): the
+ * audit rows, the events as outbox rows (table `events`), each queue's jobs and a relay job as the
  * safety net. Nobody hears of a change that rolled back, and no committed event is lost. After
  * commit the outbox relay (events.relay.ts) hands the events to their consumers (subscriptions,
  * webhook deliveries) and the queues that got jobs are woken.
  *
+ * Two shapes: `transact(actor, fn)`, a transaction in which the service reads and writes what it
+ * needs, its effects one more statement before COMMIT; and `transact.oneStatement(actor, change)`,
+ * for a change that is itself one statement (a sign-up): change and effects go as a single
+ * statement, one round trip, atomic without BEGIN and COMMIT.
+ *
  * Services receive a `Transact` (the request context's `transact`, a job's deps); they never build one.
  */
+import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
-import { inTransaction, type Tx } from "../../db/transaction.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
+import { oneStatement, type Statement } from "../../db/statement.js";
+import { inTransaction, type Tx } from "../../db/transaction.js";
+import type { JobItem, Jobs } from "../../jobs/jobs.engine.js";
 import type { Actor } from "../../principal.js";
-import { recordAudits, type AuditInput } from "../audit/audit.service.js";
+import { auditStatement, type AuditInput } from "../audit/audit.service.js";
 import type { Topics } from "./events.pubsub.js";
 import { EVENT_RELAY_JOB, RELAY_DELAY_SECONDS, type Outbox } from "./events.relay.js";
 
-type JobItem = { data: object; singletonKey?: string; startAfter?: Date; id?: string };
-
-export type Write = {
-  tx: Tx;
-  /** an audit entry of this write (written with it, values never, field names only) */
+/** What a write causes, collected as it goes and written with it. */
+export type Effects = {
+  /** an audit entry of this write (field names only, never values) */
   audit(entry: AuditInput): void;
   auditMany(entries: AuditInput[]): void;
   /** an event, written with the change and relayed after commit */
@@ -31,9 +36,20 @@ export type Write = {
   enqueue<T extends object>(name: string, data: T, options?: Omit<JobItem, "data">): void;
   /** several jobs of one queue */
   enqueueMany(name: string, items: JobItem[]): void;
+  /** rows of this write that nobody reads back in it (an insert, e.g. queued check runs) */
+  insert(statement: Statement | null): void;
 };
 
-export type Transact = <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }) => Promise<T>;
+export type Write = Effects & { tx: Tx };
+
+/** A change that is one statement with a RETURNING clause, and the answer made of the rows it returns. */
+export type OneStatementChange<T> = { statement: Statement; answer(rows: Record<string, unknown>[]): T };
+
+export type Transact = {
+  <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }): Promise<T>;
+  /** The change and its effects as one statement (no transaction is opened; nothing can be read in between). */
+  oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>): Promise<T>;
+};
 
 /** What a service that reads before it writes is given: the database and the way to write. */
 export type WriteDeps = { db: Db; transact: Transact };
@@ -55,34 +71,63 @@ const eventRow = ([type, ...args]: unknown[]): EventRow => ({
  * relay run right after commit (a process without one leaves its events to the relay job).
  */
 export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?: Outbox } = {}): Transact {
-  return (actor, fn, options) => inTransaction(db, async (tx, afterCommit) => {
-    const audits: AuditInput[] = [];
-    const events: EventRow[] = [];
-    const queued = new Map<string, JobItem[]>();
-    const queue = (name: string, items: JobItem[]) => {
-      if (!jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
-      const list = queued.get(name);
-      if (list) list.push(...items);
-      else queued.set(name, [...items]);
-    };
-    const value = await fn({
-      tx,
-      audit: (entry) => { audits.push(entry); },
-      auditMany: (entries) => { audits.push(...entries); },
-      emit: (topic, ...args) => { events.push(eventRow([topic, ...args])); },
-      enqueue: (name, data, sendOptions) => queue(name, [{ data, ...sendOptions }]),
-      enqueueMany: queue,
-    });
-    await recordAudits(tx, actor, audits);
-    await insertEvents(tx, events);
-    for (const [name, items] of queued) await jobs!.sendMany(name, items, { tx });
-    const relayJob = events.length && jobs ? await jobs.send(EVENT_RELAY_JOB, {}, { tx, startAfter: RELAY_DELAY_SECONDS }) : null;
-    afterCommit(async () => {
+  const transact = <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }) =>
+    inTransaction(db, async (tx, afterCommit) => {
+      const effects = collectEffects(jobs, outbox);
+      const value = await fn({ tx, ...effects.collect });
+      const { sql, params } = oneStatement(await effects.statements(actor));
+      if (params.length) await tx.$queryRawUnsafe(sql, ...params);
+      afterCommit(effects.committed);
+      return value;
+    }, options);
+  return Object.assign(transact, {
+    async oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) {
+      const effects = collectEffects(jobs, outbox);
+      const { statement, answer } = change(effects.collect);
+      const whole = oneStatement(await effects.statements(actor), statement);
+      const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params);
+      await effects.committed();
+      return answer(rows);
+    },
+  });
+}
+
+/** One write's collector: its effects, as statements at the end, and what runs once they committed. */
+function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined) {
+  const audits: AuditInput[] = [];
+  const events: EventRow[] = [];
+  const inserts: Statement[] = [];
+  const queued = new Map<string, JobItem[]>();
+  const queue = (name: string, items: JobItem[]) => {
+    if (!jobs) throw new Error(`job ${name} enqueued where no job engine runs`);
+    const list = queued.get(name);
+    if (list) list.push(...items);
+    else queued.set(name, [...items]);
+  };
+  let relayJobId: string | null = null;
+  const collect: Effects = {
+    audit: (entry) => { audits.push(entry); },
+    auditMany: (entries) => { audits.push(...entries); },
+    emit: (topic, ...args) => { events.push(eventRow([topic, ...args])); },
+    enqueue: (name, data, options) => queue(name, [{ data, ...options }]),
+    enqueueMany: queue,
+    insert: (statement) => { if (statement) inserts.push(statement); },
+  };
+  return {
+    collect,
+    async statements(actor: Actor): Promise<Statement[]> {
+      if (events.length && jobs) {
+        relayJobId = randomUUID();
+        queue(EVENT_RELAY_JOB, [{ id: relayJobId, data: {}, startAfter: new Date(Date.now() + RELAY_DELAY_SECONDS * 1000) }]);
+      }
+      const jobStatements = await Promise.all([...queued].map(([name, items]) => jobs!.insertStatement(name, items)));
+      return [...inserts, auditStatement(actor, audits), insertEvents(events), ...jobStatements].filter((s): s is Statement => s !== null);
+    },
+    async committed() {
       // committed jobs start now where this process works them, not at the next poll
       for (const name of queued.keys()) jobs!.notify(name);
       // relayed here: the safety-net job has nothing left to do and goes
-      if (events.length && outbox && (await outbox.relay(events)) && relayJob) void jobs!.discard(EVENT_RELAY_JOB, relayJob);
-    });
-    return value;
-  }, options);
+      if (events.length && outbox && (await outbox.relay(events)) && relayJobId) void jobs!.discard(EVENT_RELAY_JOB, relayJobId);
+    },
+  };
 }

@@ -29,7 +29,10 @@ const COLUMNS: Record<string, string> = {
 /** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside: isDeepStrictEqual ignores it). */
 const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: ASSESSED_CHECKS };
 
-const USERS_BY_IDS = `select json_build_object(${Object.entries(COLUMNS).map(([name, column]) => `'${name}', u.${column}`).join(", ")},
+/** The columns of the users row `alias` as a JSON object's members (the row's JSON: `userOf`). */
+export const userColumnsJson = (alias: string) => Object.entries(COLUMNS).map(([name, column]) => `'${name}', ${alias}.${column}`).join(", ");
+
+const USERS_BY_IDS = `select json_build_object(${userColumnsJson("u")},
   'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
      from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status = 'ACTIVE'), '[]'::json),
   'checks', coalesce((select json_agg(json_build_object('id', c.id, 'type', c.type, 'status', c.status, 'createdAt', c.created_at, 'completedAt', c.completed_at, 'decidedBy', c.decided_by)
@@ -67,7 +70,8 @@ function coveredBy(selection: Selection) {
 /** JSON has no dates: timestamps (UTC, without zone) and DATE columns become Date as Prisma gives them. */
 const utc = (text: string | null) => (text === null ? null : new Date(text.length === 10 ? text : `${text}Z`));
 
-function userOf(json: string): OwnedRow {
+/** A user row read as JSON (`userColumnsJson`, `documents` and `checks` as USERS_BY_IDS makes them) as Prisma gives it. */
+export function userOf(json: string): OwnedRow {
   const user = JSON.parse(json);
   user.dateOfBirth = utc(user.dateOfBirth);
   user.createdAt = utc(user.createdAt);

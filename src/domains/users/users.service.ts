@@ -7,8 +7,9 @@ import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../events/events.write.js";
 import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
-import { CHECK_TYPES, checksForChange } from "../checks/checks.rules.js";
+import { checksForChange } from "../checks/checks.rules.js";
 import { readUserById } from "./users.reads.js";
+import { signUp } from "./users.signup.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -31,13 +32,10 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const clientId = tenantOf(ctx);
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
-  return ctx.transact(ctx, async (write) => {
-    const user = await write.tx.user.create({ select: { id: true }, data: { clientId, ...toColumns(ctx, checked) } as Prisma.UserUncheckedCreateInput });
-    write.audit({ action: "user.created", targetType: "user", targetId: user.id, changedFields: Object.keys(checked) });
-    await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "USER_UPDATED", { fresh: true });
-    // read again: the answer shows the queued runs (risk_assessment_status PENDING, User.checks)
-    return (await readUserById(write.tx, clientId, user.id, withBase(query)))!;
-  }).catch(uniqueViolation);
+  const columns = Object.fromEntries(Object.entries(toColumns(ctx, checked)).map(([column, value]) => [column, value === Prisma.DbNull ? null : value]));
+  const created = await ctx.transact.oneStatement(ctx, signUp({ clientId, columns, changedFields: Object.keys(checked) }, withBase(query))).catch(uniqueViolation);
+  // a GraphQL selection the statement cannot answer (another relation, other arguments) is read once committed
+  return (created.user ?? (await readUserById(ctx.db, clientId, created.id, withBase(query))))!;
 }
 
 export async function updateUser(ctx: RequestContext, input: UserInput & { id: string; ifMatch?: string | null }, query?: Selection) {
@@ -175,7 +173,7 @@ const clashOn = (field: string) =>
   new DomainError("CONFLICT", `Another user of this client already has this ${field}.`, [{ field, code: "duplicate", message: `${field} is already in use.` }]);
 
 /** The unique index a write ran into names the field (adapter-pg names the index, PGlite's adapter its columns). */
-type UniqueViolation = { code?: string; meta?: { driverAdapterError?: { cause?: { constraint?: { index?: string; fields?: string[] } } } } };
+type UniqueViolation = { code?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; constraint?: { index?: string; fields?: string[] } } } } };
 const CLASHING = [["email_key", "email"], ["external_id", "externalId"]] as const;
 
 /**
@@ -185,7 +183,8 @@ const CLASHING = [["email_key", "email"], ["external_id", "externalId"]] as cons
  */
 function uniqueViolation(error: unknown): never {
   const { code, meta } = (error ?? {}) as UniqueViolation;
-  if (code !== "P2002") throw error;
+  // P2002 from Prisma's own queries, P2010 from a plain statement (the sign-up's)
+  if (code !== "P2002" && meta?.driverAdapterError?.cause?.kind !== "UniqueConstraintViolation") throw error;
   const constraint = meta?.driverAdapterError?.cause?.constraint;
   const named = [constraint?.index ?? "", ...(constraint?.fields ?? [])].join(" ");
   const field = CLASHING.find(([column]) => named.includes(column))?.[1];

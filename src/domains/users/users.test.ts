@@ -126,12 +126,33 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect((await t.rest("GET", "/v2/users/not-a-uuid", { key })).status).toBe(404);
   });
 
-  it("answers 409 for a duplicate email (any case) or external_id and writes nothing", async () => {
-    // the unique indexes decide: a create asks nothing before its insert
-    const created = await t.app.database.countQueries(() => t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "One", email: "dup@example.com", external_id: "dup-1" } }));
+  it("signs a user up in one statement: the user, its audit entry, its check runs and their job; the answer is what a read gives", async () => {
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "Warm", last_name: "Up", email: "warm-up@example.com" } }); // the key and queue caches
+    const created = await t.app.database.countQueries(() => t.rest("POST", "/v2/users", { key, body: { ...ana, email: "one-statement@example.com", external_id: "one-statement" } }));
     expect(created.result.status).toBe(201);
-    const insert = created.queries.findIndex((q) => /^INSERT INTO \S*users/.test(q));
-    expect(created.queries.slice(0, insert).filter((q) => /FROM \S*"users"/.test(q))).toEqual([]);
+    const writes = created.queries.filter((q) => /\b(insert|update|delete)\b/i.test(q));
+    expect(writes).toHaveLength(1);
+    for (const table of ["users", "check_runs", "audit_log"]) expect(writes[0]).toMatch(new RegExp(`insert into ${table} `, "i"));
+    expect(writes[0]).toMatch(/insert into \S*_?boss\.job/i); // pg-boss's own insert of the checks' job
+    // no transaction, no read-back: nothing about the user is read once it is written
+    expect(created.queries.filter((q) => /^(BEGIN|COMMIT)/i.test(q) || /from \S*"?users"?/i.test(q))).toEqual([]);
+    const read = await t.rest("GET", `/v2/users/${created.result.body.user_id}`, { key });
+    expect(created.result.body).toEqual(read.body);
+    expect(read.body).toMatchObject({ status: "PENDING", risk_assessment_status: "PENDING", requirements: { currently_due: expect.any(Array) } });
+    const runs = await t.db.checkRun.findMany({ where: { userId: read.body.user_id } });
+    expect(runs.map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+    expect(await t.db.auditEntry.count({ where: { targetId: read.body.user_id, action: "user.created" } })).toBe(1);
+  });
+
+  it("answers a sign-up's GraphQL selection beyond the usual body from a read once committed", async () => {
+    const res = (await t.gql(key, `mutation { createUser(input: { firstName: "Gq", lastName: "Sel", email: "gq-sel@example.com" }) { id checks { type status } documents { id } wallets { id } } }`)).body;
+    expect(res.errors).toBeUndefined();
+    expect(res.data.createUser.checks.map((c: { type: string }) => c.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
+    expect(res.data.createUser).toMatchObject({ documents: [], wallets: [] });
+  });
+
+  it("answers 409 for a duplicate email (any case) or external_id and writes nothing", async () => {
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "One", email: "dup@example.com", external_id: "dup-1" } });
     const before = await userCount();
     const byEmail = await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "Two", email: "DUP@example.com" } });
     expect(byEmail.status).toBe(409);
