@@ -35,7 +35,16 @@ export type JobSpec<T = unknown> = {
    * completed (or, when it throws, failed and retried) on its own. A slow job holds one slot, not a
    * whole batch, so it does not hold back the jobs behind it.
    */
-  each?: { concurrency: number; run: (job: Job<T>) => Promise<unknown> };
+  each?: {
+    concurrency: number;
+    run: (job: Job<T>) => Promise<unknown>;
+    /**
+     * Jobs waiting together (up to `size`) are first worked as one unit in one slot, with a fixed
+     * cost per unit (a burst's check runs settled in one transaction); when that throws, each job
+     * of the unit runs alone, so a failing job retries by itself.
+     */
+    together?: { size: number; run: (jobs: Job<T>[]) => Promise<unknown> };
+  };
 };
 
 /** What a queue holds now: jobs due and waiting, jobs scheduled for later, how long the oldest due job has waited. */
@@ -236,6 +245,19 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
     }
   }
 
+  async function runUnit(jobs: Job<T>[]) {
+    if (jobs.length > 1 && each.together) {
+      try {
+        await each.together.run(jobs);
+        await boss.complete(name, jobs.map((job) => job.id));
+        return;
+      } catch (error) {
+        logger.warn({ err: (error as Error).message, job: name, jobs: jobs.length }, "jobs worked together failed: each runs alone");
+      }
+    }
+    await Promise.all(jobs.map(run));
+  }
+
   async function fetchMore() {
     if (stopping) return;
     if (fetching) { again = true; return; }
@@ -246,19 +268,20 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
         again = false;
         const room = each.concurrency - inFlight;
         if (room <= 0) break;
-        const jobs = await boss.fetch<T>(name, { batchSize: room }).catch((err: Error) => {
+        const batchSize = each.together ? each.together.size : room;
+        const jobs = await boss.fetch<T>(name, { batchSize }).catch((err: Error) => {
           logger.warn({ err: err.message, job: name }, "job fetch failed: tried again at the next poll");
           return [] as Job<T>[];
         });
-        for (const job of jobs) {
+        for (const unit of each.together ? (jobs.length ? [jobs] : []) : jobs.map((job) => [job])) {
           inFlight++;
           // the refill waits for the event loop's next turn: on PGlite a whole run resolves in
           // microtasks, and runs refilling each other at once starved every socket for seconds
           // (the restarted server of the SIGKILL fault test, working its check backlog)
-          const done: Promise<void> = run(job).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) setImmediate(() => void fetchMore()); });
+          const done: Promise<void> = runUnit(unit).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) setImmediate(() => void fetchMore()); });
           running.add(done);
         }
-        if (jobs.length === room) again = true; // there may be more waiting
+        if (jobs.length === batchSize) again = true; // there may be more waiting
       } while (again && !stopping);
     } finally {
       fetching = false;

@@ -151,3 +151,35 @@ describe("a backlog worked on the embedded database (pglite)", () => {
     expect(longest).toBeLessThanOrEqual(8);
   });
 });
+
+describe("jobs that wait together (pglite)", () => {
+  it("are worked as one unit, and when that unit fails, each runs alone: only the failing job retries", async () => {
+    const { jobs, pglite } = engineOnPGlite();
+    const units: number[][] = [];
+    const alone: number[] = [];
+    await jobs.start();
+    await jobs.define<{ n: number }>({
+      name: "test.together", eager: true, queue: { retryLimit: 1, retryDelay: 60 },
+      each: {
+        concurrency: 1,
+        run: async (job) => { alone.push(job.data.n); if (job.data.n === 13) throw new Error("unlucky"); },
+        together: { size: 50, run: async (batch) => { units.push(batch.map((j) => j.data.n)); if (batch.some((j) => j.data.n === 13)) throw new Error("one of them fails"); } },
+      },
+    });
+    await jobs.sendMany("test.together", Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
+    jobs.notify("test.together");
+    const queued = async () => (await jobs.boss.findJobs("test.together", { queued: true })).map((j) => (j.data as { n: number }).n);
+    await eventually(() => units.flat().length, (n) => n === 10);
+    expect(units.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(units[0]!.length).toBeGreaterThan(1); // they waited together: worked as one unit, not ten
+    expect(alone).toEqual([]);
+    expect(await eventually(queued, (left) => left.length === 0)).toEqual([]);
+    await jobs.sendMany("test.together", [12, 13, 14].map((n) => ({ data: { n } })));
+    jobs.notify("test.together");
+    await eventually(() => alone.length, (n) => n === 3);
+    expect([...alone].sort()).toEqual([12, 13, 14]);
+    expect(await eventually(queued, (left) => left.length === 1)).toEqual([13]); // only it waits out its retry delay
+    await jobs.stop();
+    await pglite.close();
+  });
+});

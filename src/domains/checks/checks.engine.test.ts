@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { runChecks } from "./checks.engine.js";
 import { runPeriodicChecks } from "./checks.periodic.js";
+import { builtInProviders } from "./checks.providers.js";
 import { assessByType, checksForChange, riskAssessmentStatus, riskOf, statusAfterChecks } from "./checks.rules.js";
 
 const COMPLETE_SG = {
@@ -297,3 +299,32 @@ describe("coalescing (jobs not worked)", () => {
   });
 });
 
+
+describe.each(backends)("settling many users at once (%s, jobs not worked)", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(backend, { JOBS: "0" }); });
+  afterAll(() => t?.stop());
+
+  it("works the runs of many users in the same number of statements as those of two, each user settled and every run's event raised", async () => {
+    const { key } = await t.createClient("Burst");
+    const signUp = async (i: number) => (await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, email: `burst-${i}@example.com` } })).body.user_id as string;
+    const users: string[] = [];
+    for (let i = 0; i < 8; i++) users.push(await signUp(i));
+    const runsOf = async (ids: string[]) => (await t.db.checkRun.findMany({ where: { userId: { in: ids } }, select: { id: true } })).map((r) => r.id);
+    const deps = { ...t.app.services, providers: builtInProviders({ ...t.app.services, dataDir: t.app.config.dataDir }) };
+    await runChecks(deps, await runsOf(users.slice(0, 1))); // the sanctions list loaded once
+    const [ofTwo, ofFive] = [await runsOf(users.slice(1, 3)), await runsOf(users.slice(3))];
+    const two = await t.app.database.countQueries(() => runChecks(deps, ofTwo));
+    const five = await t.app.database.countQueries(() => runChecks(deps, ofFive));
+    expect(five.queries.length).toBe(two.queries.length);
+    // claim, users, alerts; outcomes, users locked, assessed runs, moves, effects, COMMIT; the relay's claim, its webhook fan-out, COMMIT
+    expect(two.queries.length).toBeLessThanOrEqual(12);
+    const settled = await t.db.user.findMany({ where: { id: { in: users } }, select: { riskLevel: true, checks: { select: { status: true } } } });
+    for (const user of settled) {
+      expect(user.riskLevel).not.toBeNull();
+      expect(user.checks.filter((c) => c.status === "QUEUED" || c.status === "RUNNING")).toEqual([]);
+    }
+    const events = await t.db.event.findMany({ select: { type: true, data: true } });
+    for (const id of users) expect(events.filter((e) => (e.data as { userId?: string }).userId === id && e.type.startsWith("check.")).length).toBe(3);
+  });
+});

@@ -55,13 +55,19 @@ export const checkView = (run: CheckRun) => ({
 });
 
 const USER_STATE = { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } as const;
-type UserState = { id: string; clientId: string; externalId: string | null; status: string; kycStatus: string; riskLevel: string | null; riskScore: number | null; updatedAt: Date };
-/** USER_STATE read under the row's lock, in one statement (Prisma has no FOR UPDATE) */
-const LOCKED_USER_STATE = `select id::text, client_id::text as "clientId", external_id as "externalId", status::text, kyc_status::text as "kycStatus",
-  risk_level::text as "riskLevel", risk_score as "riskScore", version, updated_at as "updatedAt" from users where id = $1::uuid for update`;
+type UserState = { id: string; clientId: string; externalId: string | null; status: string; kycStatus: string; riskLevel: string | null; riskScore: number | null; version: number; updatedAt: Date };
+const USER_STATE_COLUMNS = `id::text, client_id::text as "clientId", external_id as "externalId", status::text, kyc_status::text as "kycStatus",
+  risk_level::text as "riskLevel", risk_score as "riskScore", version, updated_at as "updatedAt"`;
+/** USER_STATE of several users read under their rows' locks, taken in id order (two settlements never wait on each other in a circle) */
+const LOCKED_USERS_STATE = `select ${USER_STATE_COLUMNS} from users where id = any($1::uuid[]) order by id for update`;
+/** what a settlement moved, written for every user at once */
+const MOVE_USERS = `update users u set status = m.status, kyc_status = m.kyc_status, risk_level = m.risk_level, risk_score = m.risk_score,
+  version = m.version, updated_at = m.updated_at
+  from jsonb_to_recordset($1::jsonb) as m(id uuid, status "UserStatus", kyc_status "KycStatus", risk_level "RiskLevel", risk_score int, version int, updated_at timestamp(3))
+  where u.id = m.id`;
 
 /** The user's state in events: what moved, never personal data (the consumer reads the user for that). */
-export const userView = (u: UserState) => ({
+export const userView = (u: Omit<UserState, "version">) => ({
   user_id: u.id, external_id: u.externalId, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, updated_at: u.updatedAt.toISOString(),
 });
 
@@ -69,85 +75,120 @@ export const userView = (u: UserState) => ({
 export const userStateOf = async (tx: Write["tx"], id: string) => userView(await tx.user.findUniqueOrThrow({ where: { id }, select: USER_STATE }));
 
 /**
- * The runs a settlement weighs, in one statement: the latest of each type by each decider, which
- * hold each type's latest run, latest completed run and standing decision (ASSESSED_CHECKS, with
- * the result for the score); a decision stays in reach however many runs came after it.
+ * The runs a settlement weighs, in one statement for every user settled: the latest of each type by
+ * each decider, which hold each type's latest run, latest completed run and standing decision
+ * (ASSESSED_CHECKS, with the result for the score); a decision stays in reach however many runs came after it.
  */
-const ASSESSED_RUNS = `select distinct on (type, decided_by) id::text, type::text, status::text, result, decided_by::text as "decidedBy",
-  created_at as "createdAt", completed_at as "completedAt" from check_runs where user_id = $1::uuid order by type, decided_by, created_at desc`;
-type AssessedRun = Pick<CheckRun, "id" | "type" | "status" | "result" | "decidedBy" | "createdAt" | "completedAt">;
+const ASSESSED_RUNS = `select distinct on (user_id, type, decided_by) user_id::text as "userId", id::text, type::text, status::text, result, decided_by::text as "decidedBy",
+  created_at as "createdAt", completed_at as "completedAt" from check_runs where user_id = any($1::uuid[]) order by user_id, type, decided_by, created_at desc`;
+type AssessedRun = Pick<CheckRun, "userId" | "id" | "type" | "status" | "result" | "decidedBy" | "createdAt" | "completedAt">;
 
 /**
- * After runs of one user completed (inside their write): moves the user by the verdict on each type
- * (a standing decision by a person or a provider holds against later automatic runs) and raises
- * each run's event, then user.status.updated / user.risk_level.updated for what moved.
+ * After runs completed (inside their write): moves each of their users by the verdict on each type
+ * (a standing decision by a person or a provider holds against later automatic runs) and raises each
+ * run's event, then user.status.updated / user.risk_level.updated for what moved. Three statements
+ * however many users: their state under lock, their assessed runs, the moves.
  */
-export async function settleUser(write: Write, done: CheckRun[]) {
-  const { tx, emit, audit } = write;
-  const { userId, clientId } = done[0]!;
-  // the row is locked as it is read: a verification or a closing committed meanwhile is seen, never overwritten
-  const [user] = await tx.$queryRawUnsafe<(UserState & { version: number })[]>(LOCKED_USER_STATE, userId);
-  if (!user) throw new Error(`user ${userId} of completed runs is gone`);
-  const assessed = [...assessByType(await tx.$queryRawUnsafe<AssessedRun[]>(ASSESSED_RUNS, userId)).values()];
+export async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, UserState>> {
+  const { tx } = write;
+  const ids = [...new Set(done.map((run) => run.userId))];
+  // the rows are locked as they are read: a verification or a closing committed meanwhile is seen, never overwritten
+  const users = await tx.$queryRawUnsafe<UserState[]>(LOCKED_USERS_STATE, ids);
+  const assessedRuns = await tx.$queryRawUnsafe<AssessedRun[]>(ASSESSED_RUNS, ids);
+  const settled = new Map<string, UserState>();
+  const moves: UserState[] = [];
+  for (const id of ids) {
+    const user = users.find((u) => u.id === id);
+    if (!user) throw new Error(`user ${id} of completed runs is gone`);
+    const after = settlementOf(user, assessedRuns.filter((run) => run.userId === id), done.filter((run) => run.userId === id));
+    if (after !== user) moves.push(after);
+    raiseSettled(write, user, after, done.filter((run) => run.userId === id));
+    settled.set(id, after);
+  }
+  if (moves.length) {
+    const rows = moves.map((u) => ({ id: u.id, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, version: u.version, updated_at: u.updatedAt }));
+    await tx.$executeRawUnsafe(MOVE_USERS, JSON.stringify(rows));
+  }
+  return settled;
+}
+
+/** The user after its runs: `user` itself when nothing moves. */
+function settlementOf(user: UserState, assessedRuns: AssessedRun[], done: CheckRun[]): UserState {
+  const assessed = [...assessByType(assessedRuns).values()];
   const risk = riskOf(assessed.flatMap((a) => a.weighed));
   const byPerson = done.some((run) => run.decidedBy === "OPERATOR");
   const move = statusAfterChecks(user.status as never, new Map(assessed.map((a) => [a.verdict.type, a.verdict])), { byPerson });
-  const data: Record<string, unknown> = {};
-  if (risk && (risk.riskScore !== user.riskScore || risk.riskLevel !== user.riskLevel)) Object.assign(data, risk);
-  if (move && move.kycStatus !== user.kycStatus) data.kycStatus = move.kycStatus;
+  const after = { ...user };
+  if (risk) Object.assign(after, risk);
+  if (move) after.kycStatus = move.kycStatus;
   if (move && move.status !== user.status) {
     checkStatusMove(user.status as never, move.status, { byCaller: false, byPerson });
-    data.status = move.status;
+    after.status = move.status;
   }
   // a status or kyc_status move is a new version of the user (ETag); a new risk score is an assessment,
   // like risk_assessment_status and requirements: it does not void the ETag a caller holds for its data
-  const moved = "status" in data || "kycStatus" in data;
-  const after = Object.keys(data).length
-    ? await tx.user.update({ where: { id: user.id }, data: { ...data, ...(moved ? { version: { increment: 1 } } : { updatedAt: user.updatedAt }) }, select: USER_STATE })
-    : user;
-  if (Object.keys(data).length) audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: Object.keys(data) });
-  for (const run of done) emit(CHECK_EVENT[run.type], clientId, { userId: user.id, check: checkView(run), user: userView(after) });
-  if (after.status !== user.status) emit("user.status.updated", clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
+  const moved = after.status !== user.status || after.kycStatus !== user.kycStatus;
+  if (!moved && after.riskScore === user.riskScore && after.riskLevel === user.riskLevel) return user;
+  return moved ? { ...after, version: user.version + 1, updatedAt: new Date() } : after;
+}
+
+/** The audit entry and events of one user's settlement. */
+function raiseSettled(write: Write, user: UserState, after: UserState, done: CheckRun[]) {
+  const { emit, audit } = write;
+  const changed = (["status", "kycStatus", "riskLevel", "riskScore"] as const).filter((field) => after[field] !== user[field]);
+  if (changed.length) audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: changed });
+  for (const run of done) emit(CHECK_EVENT[run.type], user.clientId, { userId: user.id, check: checkView(run), user: userView(after) });
+  if (after.status !== user.status) emit("user.status.updated", user.clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
   if (after.riskLevel !== user.riskLevel)
-    emit("user.risk_level.updated", clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
-  return after;
+    emit("user.risk_level.updated", user.clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
 }
 
 export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
 
 const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
 
-/** The latest result an upstream system posted on this type, when it is an alert (not CLEAR). */
-async function openAlert(db: Db, userId: string, type: CheckType): Promise<CheckSubject["openAlert"]> {
-  const posted = await db.checkRun.findFirst({
-    where: { userId, type, result: { path: ["provider"], equals: "upstream" } }, orderBy: { completedAt: "desc" }, select: { status: true, result: true },
-  });
-  if (!posted || posted.status === "CLEAR") return null;
-  return { status: posted.status as CheckOutcome["status"], reasons: ((posted.result as { reasons?: string[] } | null)?.reasons ?? []) };
+/**
+ * Per user, the latest result an upstream system posted on transaction monitoring, when it is an
+ * alert (not CLEAR): one statement for every user.
+ */
+const OPEN_ALERTS = `select distinct on (user_id) user_id::text as "userId", status::text, result from check_runs
+  where user_id = any($1::uuid[]) and type = 'TRANSACTION_MONITORING' and result ->> 'provider' = 'upstream'
+  order by user_id, completed_at desc nulls last`;
+async function openAlerts(db: Db, userIds: string[]): Promise<Map<string, CheckSubject["openAlert"]>> {
+  const alerts = new Map<string, CheckSubject["openAlert"]>();
+  if (!userIds.length) return alerts;
+  for (const posted of await db.$queryRawUnsafe<{ userId: string; status: string; result: { reasons?: string[] } | null }[]>(OPEN_ALERTS, userIds))
+    if (posted.status !== "CLEAR") alerts.set(posted.userId, { status: posted.status as CheckOutcome["status"], reasons: posted.result?.reasons ?? [] });
+  return alerts;
 }
 
+/** Claims runs still to work (QUEUED or, after a crash, RUNNING → RUNNING); one statement. */
+const CLAIM_RUNS = `update check_runs set status = 'RUNNING', started_at = $2::timestamp(3) where id = any($1::uuid[]) and status in ('QUEUED', 'RUNNING')
+  returning id::text, client_id::text as "clientId", user_id::text as "userId", type::text, status::text, trigger::text, result,
+    decided_by::text as "decidedBy", created_at as "createdAt", started_at as "startedAt", completed_at as "completedAt"`;
+
 /**
- * Works runs of one user (the runs a change queued together): claims them (QUEUED or, after a crash,
- * RUNNING → RUNNING), reads the user once, asks each run's provider, records the outcomes and
- * settles the user once, in one write. A run that completed meanwhile (an upstream result) is left alone.
+ * Works queued runs, of one user or of many (the runs of several jobs): claims them, reads their users
+ * in one statement, asks each run's provider, records the outcomes and settles every user once, in one
+ * write: a fixed number of statements however many users. A run that completed meanwhile (an
+ * upstream result) is left alone.
  */
 export async function runChecks(deps: CheckEngineDeps, checkIds: string[], requestId = `job:${checkIds[0]}`) {
-  const runs = await deps.db.checkRun.updateManyAndReturn({ where: { id: { in: checkIds }, status: { in: ["QUEUED", "RUNNING"] } }, data: { status: "RUNNING", startedAt: new Date() } });
+  const runs = await deps.db.$queryRawUnsafe<CheckRun[]>(CLAIM_RUNS, checkIds, new Date().toISOString());
   if (!runs.length) return null;
-  const { clientId, userId } = runs[0]!;
-  if (runs.some((run) => run.userId !== userId)) throw new Error("runs of several users worked as one");
-  // the user read by id (users.reads.ts): one statement, batched with the reads of concurrent runs
-  const subject = await readUserById(deps.db, clientId, userId, { select: SUBJECT });
-  if (!subject) return null; // the user was erased with its runs
-  const outcomes = await Promise.all(runs.map((run) => outcomeOf(deps, run, subject)));
-  return completeRuns(deps, runs.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" });
+  const owners = new Map(runs.map((run) => [run.userId, run.clientId]));
+  // the users read by id (users.reads.ts): concurrent reads are one statement
+  const subjects = new Map(await Promise.all([...owners].map(async ([userId, clientId]) => [userId, await readUserById(deps.db, clientId, userId, { select: SUBJECT })] as const)));
+  const alerts = await openAlerts(deps.db, runs.filter((run) => run.type === "TRANSACTION_MONITORING").map((run) => run.userId));
+  // a user erased with its runs meanwhile has nothing left to settle
+  const live = runs.filter((run) => subjects.get(run.userId));
+  const outcomes = await Promise.all(live.map((run) => outcomeOf(deps, run, { ...subjects.get(run.userId)!, openAlert: alerts.get(run.userId) ?? null })));
+  return completeRuns(deps, live.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" });
 }
 
 async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object): Promise<CheckOutcome> {
   try {
-    // only monitoring carries upstream alerts forward: the other types need no extra read
-    const alert = run.type === "TRANSACTION_MONITORING" ? await openAlert(deps.db, run.userId, run.type) : null;
-    return await deps.providers[run.type].run({ ...subject, openAlert: alert } as CheckSubject);
+    return await deps.providers[run.type].run(subject as CheckSubject);
   } catch (error) {
     deps.logger.error({ err: (error as Error).message, checkId: run.id, type: run.type }, "check provider failed");
     return { status: "ERROR", score: 0, reasons: ["provider_error"], matches: [], provider: "engine" };
@@ -158,7 +199,7 @@ type Completion = { checkId: string; outcome: CheckOutcome };
 
 /**
  * Each outcome recorded on its run if the run is still in one of `from`, in one statement for all the
- * runs of a user (Prisma's updateManyAndReturn is one statement a run); answers the runs as Prisma reads them.
+ * runs; answers the runs as Prisma reads them.
  */
 const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, decided_by = $4::"CheckDecider", completed_at = $2::timestamp(3)
   from jsonb_to_recordset($1::jsonb) as o(id uuid, status "CheckStatus", result jsonb)
@@ -171,11 +212,12 @@ type CompleteOptions = { requestId: string; from: CheckRun["status"][]; decidedB
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
 export async function completeRun(deps: WriteDeps, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
   const done = await completeRuns(deps, [{ checkId, outcome }], options);
-  return done && { run: done.runs[0]!, user: done.user };
+  return done && { run: done.runs[0]!, user: done.users.get(done.runs[0]!.userId)! };
 }
 
-/** The same for runs of one user: each outcome recorded, the user settled once. */
+/** The same for many runs: each outcome recorded, each user settled once. */
 async function completeRuns(deps: WriteDeps, completions: Completion[], options: CompleteOptions) {
+  if (!completions.length) return null;
   return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId }, async (write) => {
     const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
     const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from, options.decidedBy);
@@ -183,10 +225,11 @@ async function completeRuns(deps: WriteDeps, completions: Completion[], options:
     const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;
     write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
-    const user = await settleUser(write, runs);
-    return { runs, user };
+    return { runs, users: await settleUsers(write, runs) };
   });
 }
+
+const runsOf = (data: { checkIds?: string[]; checkId?: string }) => data.checkIds ?? [data.checkId!];
 
 /** The `checks.run` queue: at least once (a run's job retried after a crash re-claims its RUNNING run). */
 export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs; expireInSeconds?: number }) {
@@ -197,8 +240,13 @@ export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs; expireIn
     // in hand for longer (CHECK_JOB_EXPIRE_SECONDS, 60 s) belongs to a dead process and runs again
     queue: { policy: "short", retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: deps.expireInSeconds ?? 60 },
     eager: true, // a user waits on its checks: start them at commit, not at the next poll
-    // each change's runs on their own (a failing job retries alone), four jobs at a time: the runs of
-    // one user in several jobs still settle one after another (settleUser locks the user's row)
-    each: { concurrency: 4, run: (job) => runChecks(deps, job.data.checkIds ?? [job.data.checkId!]) },
+    // four units at a time, a unit being one job or the jobs that waited together; runs of one user in
+    // several units still settle one after another (settleUsers locks the users' rows)
+    each: {
+      concurrency: 4,
+      run: (job) => runChecks(deps, runsOf(job.data)),
+      // a burst's jobs (many users') are settled together: one write, a fixed number of statements
+      together: { size: 50, run: (jobs) => runChecks(deps, jobs.flatMap((job) => runsOf(job.data))) },
+    },
   });
 }
