@@ -12,6 +12,7 @@ import { PrismaClient } from "../../generated/prisma/client.js";
 import { migrationsUpToDate } from "./migration-state.js";
 import { applyMigrations } from "./schema-engine.js";
 import { batchReadsOf, type RawRows } from "./batched-reads.js";
+import { hotStatementNames, type StatementNamer } from "./prepared-statements.js";
 import { lockDataDir, ownerOnly, secureDataDir } from "./data-dir.js";
 
 export type Db = PrismaClient;
@@ -107,14 +108,14 @@ export type DbOptions = {
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
 
 export async function createDb(options: DbOptions): Promise<Database> {
-  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null, pool = null } = await openDriver(options);
+  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null, pool = null, named } = await openDriver(options);
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
   // batched hot reads run plain statements on Prisma's own pool (or PGlite), recorded as Prisma's are
   const rows: RawRows = async (sql, params) => {
     recorder?.push(sql);
-    return (pool ? await pool.query<unknown[]>({ text: sql, values: params, rowMode: "array" }) : await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows;
+    return (pool ? await pool.query<unknown[]>({ name: named?.(sql), text: sql, values: params, rowMode: "array" }) : await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows;
   };
   batchReadsOf(prisma, rows);
   return {
@@ -131,14 +132,17 @@ export async function createDb(options: DbOptions): Promise<Database> {
 }
 
 async function openDriver(options: DbOptions): Promise<{
-  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite; pool?: pg.Pool;
+  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite; pool?: pg.Pool; named?: StatementNamer;
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
     const pgConfig = pgConfigOf(options.databaseUrl, schema);
     if (schema) await ensureSchema(options.databaseUrl, schema);
     const pool = guardedPool(pgConfig);
-    return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true }), pool, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    const named = hotStatementNames();
+    // a statement named (prepared once per connection) only once it proved hot: db/prepared-statements.ts
+    const statementNameGenerator = (query: { sql: string; args: unknown[] }) => (query.args.length ? named(query.sql) : undefined) as string;
+    return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true, statementNameGenerator }), pool, named, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
   }
   const { pglite, release } = await openPGlite(options.dataDir);
   return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: async () => { await pglite.close(); await release(); } };

@@ -12,6 +12,7 @@
  */
 import { fromPglite, PgBoss, type Db, type Job, type Queue, type SendOptions as BossSendOptions, type WorkOptions } from "pg-boss";
 import { guardedPool, type Database } from "../db/client.js";
+import { hotStatementNames } from "../db/prepared-statements.js";
 import type { Statement } from "../db/statement.js";
 import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
@@ -80,11 +81,14 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
   const schema = database.pglite ? bossSchemaFor() : bossSchemaFor(database.server!.schema);
   // on PostgreSQL its own small pool, guarded as the app's is (db/client.ts guardedPool)
   const pool = database.pglite ? null : guardedPool({ connectionString: database.server!.url, max: 4, application_name: "onboarding-gateway jobs" });
+  // its fetch and complete prepared once per connection (db/prepared-statements.ts); a text without
+  // parameters goes as a simple query, where pg-boss may send several statements at once
+  const named = hotStatementNames();
   // expired jobs (a dead process's) are failed into a retry by the supervisor's monitor pass
   const superviseSeconds = options.maintenanceIntervalSeconds ?? 120;
   const cronSeconds = options.cronCheckSeconds ?? 30;
   const boss = new PgBoss({
-    ...(pool ? { db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) } } : { db: fromPglite(database.pglite!), backend: "pglite" as const }),
+    ...(pool ? { db: { executeSql: (text: string, values?: unknown[]) => pool.query({ name: values?.length ? named(text) : undefined, text, values }) } } : { db: fromPglite(database.pglite!), backend: "pglite" as const }),
     schema,
     superviseIntervalSeconds: superviseSeconds,
     monitorIntervalSeconds: superviseSeconds,

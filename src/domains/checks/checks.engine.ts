@@ -182,7 +182,12 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const alerts = await openAlerts(deps.db, runs.filter((run) => run.type === "TRANSACTION_MONITORING").map((run) => run.userId));
   // a user erased with its runs meanwhile has nothing left to settle
   const live = runs.filter((run) => subjects.get(run.userId));
-  const outcomes = await Promise.all(live.map((run) => outcomeOf(deps, run, { ...subjects.get(run.userId)!, openAlert: alerts.get(run.userId) ?? null })));
+  const outcomes: CheckOutcome[] = [];
+  for (const run of live) {
+    outcomes.push(await outcomeOf(deps, run, { ...subjects.get(run.userId)!, openAlert: alerts.get(run.userId) ?? null }));
+    // a provider's work is the process's own CPU (screening): requests are answered between runs, not after a whole batch
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   return completeRuns(deps, live.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" });
 }
 
