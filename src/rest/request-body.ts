@@ -16,9 +16,14 @@ const bodyError = (message: string, code = "invalid") => new DomainError("VALIDA
 
 export async function readBody(request: Request, maxBytes: number): Promise<RestBody> {
   if (request.method === "GET" || request.method === "DELETE" || request.method === "HEAD" || !request.body) return EMPTY;
-  const text = await readText(request.body, maxBytes);
+  return bodyOf(await readBytes(request.body, maxBytes), request.headers.get("content-type"));
+}
+
+/** A body read whole already (the write lane's, within the limit), judged as `readBody` judges it. */
+export function bodyOf(bytes: Uint8Array, contentType: string | null): RestBody {
+  const text = textOf(bytes);
   if (text.trim() === "") return EMPTY;
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   const form = type === "application/x-www-form-urlencoded";
   if (!form && type !== "application/json" && !type.endsWith("+json"))
     throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json (or application/x-www-form-urlencoded).");
@@ -49,8 +54,7 @@ export async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: nu
   return Buffer.concat(chunks);
 }
 
-async function readText(stream: ReadableStream<Uint8Array>, maxBytes: number) {
-  const bytes = await readBytes(stream, maxBytes);
+function textOf(bytes: Uint8Array) {
   try { return new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch {
     throw bodyError("The body is not valid UTF-8.", "malformed_text");
   }

@@ -7,8 +7,10 @@
  * to yoga unchanged.
  *
  * REST lane: GET on a route of the table, no body, no Origin (CORS is yoga's), not a v1 route
- * (its deprecation headers are the shim's). Everything else (other methods, HEAD, probes,
- * documents, unknown paths) is yoga's.
+ * (its deprecation headers are the shim's); and a write (POST, PUT, PATCH) on such a route whose
+ * JSON body declares a length within MAX_BODY_BYTES (no upload slot is due) and that carries no
+ * Idempotency-Key (the replay store is yoga's plugin). Everything else (DELETE, HEAD, probes, a
+ * chunked or larger body, forms, unknown paths) is yoga's.
  *
  * /graphql lane: a POST of JSON whose query text yoga has already validated once
  * (plugins/use-validated-documents.ts: armour and all) with a valid key; it is run from the
@@ -23,6 +25,7 @@ import type { CompiledExecutor } from "../graphql/compiled.js";
 import type { Metrics } from "../lib/metrics.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import { graphqlErrorReply, problemReply } from "../rest/problem.js";
+import { bodyOf } from "../rest/request-body.js";
 import type { Reply } from "../rest/shared-cache.js";
 import { matchRoute, type CompiledRoute, type Match } from "../rest/routes.js";
 import { identify } from "./plugins/use-authentication.js";
@@ -47,6 +50,7 @@ type FetchAPI = Parameters<typeof processRegularResult>[1];
 /** yoga's regular result processor answers these, with this content type (graphql-yoga use-result-processor.ts) */
 const ACCEPTED: Record<string, string> = { "": "application/json", "*/*": "application/json", "application/json": "application/json", "application/graphql-response+json": "application/graphql-response+json" };
 
+const WRITES = new Set(["POST", "PUT", "PATCH"]);
 const hasBody = (req: IncomingMessage) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
 
 /** Returns a handler that answers what a lane knows and returns false for everything else (yoga's). */
@@ -54,16 +58,28 @@ export function createLanes(deps: LaneDeps) {
   const { services, metrics, table, answerRoute, rateLimiter, compiled } = deps;
   const log = { logger: services.logger, metrics };
 
-  /** the route a lane read answers, or null: a path that does not decode, no route, 405 and v1 routes are yoga's */
+  /** a write the lane takes (see above): decided from the headers alone, before any byte is read */
+  const laneWrite = (req: IncomingMessage) => {
+    if (req.headers["idempotency-key"] !== undefined || req.headers["transfer-encoding"] !== undefined) return false;
+    if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "")) return false;
+    const length = Number(req.headers["content-length"] ?? 0);
+    return length > 0 && length <= deps.maxBodyBytes;
+  };
+
+  /** the route a lane answers, or null: a path that does not decode, no route, 405 and v1 routes are yoga's */
   const laneRoute = (req: IncomingMessage, pathname: string): Match => {
-    if (req.method !== "GET" || req.headers.origin !== undefined || hasBody(req) || isGraphQLPath(pathname)) return null;
+    if (req.headers.origin !== undefined || isGraphQLPath(pathname)) return null;
+    if (req.method === "GET" ? hasBody(req) : !(WRITES.has(req.method ?? "") && laneWrite(req))) return null;
     try {
-      const match = matchRoute(table, "GET", pathname);
+      const match = matchRoute(table, req.method!, pathname);
       return match && "route" in match && !match.route.successor ? match : null;
     } catch { return null; }
   };
 
   async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, match: Match) {
+    const method = req.method!;
+    // a write's body first, whole (within the limit: laneWrite); one that never arrives ends the call
+    const bytes = method === "GET" ? null : await readAll(req);
     const started = performance.now();
     const headers = nodeHeaders(req);
     const requestId = requestIdFrom(headers.get("x-request-id"));
@@ -82,8 +98,9 @@ export function createLanes(deps: LaneDeps) {
         limitHeaders = limited?.headers ?? {};
         const principal = who.principal;
         reply = await answerRoute({
-          method: "GET", pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId, match,
-          body: async () => ({ value: {}, form: false }), // a lane read has no body (laneRoute)
+          method, pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId, match,
+          // a read has none (laneRoute); a write's is judged only once the route and scope allow it
+          body: async () => (bytes ? bodyOf(bytes, headers.get("content-type")) : { value: {}, form: false }),
           onRoute: (path) => { route = path; },
         }, (r, variables) => withRequestContext(services, principal, requestId, (ctx) => compiled.execute(r.operation, variables, ctx, { exactErrors: true })));
       }
@@ -92,7 +109,7 @@ export function createLanes(deps: LaneDeps) {
       reply = problemReply(refusal.problem, requestId, refusal.headers);
     }
     write(res, reply, { ...limitHeaders, "x-request-id": requestId }, peer.tls);
-    recordRequest(log, { method: "GET", pathname, route, status: reply.status, started, requestId });
+    recordRequest(log, { method, pathname, route, status: reply.status, started, requestId });
   }
 
   const isLaneQuery = (req: IncomingMessage, pathname: string) => {
@@ -146,7 +163,8 @@ export function createLanes(deps: LaneDeps) {
     const pathname = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? "" : url.slice(q);
     const match = laneRoute(req, pathname);
-    if (match) { metrics.countLane("rest"); await restLane(req, res, pathname, search, match); return true; }
+    // a write's body that never arrives whole (the caller hung up) ends here: there is no one to answer
+    if (match) { metrics.countLane("rest"); await restLane(req, res, pathname, search, match).catch(() => res.destroy()); return true; }
     // a body that never arrives whole (the caller hung up) ends here: there is no one to answer
     if (isLaneQuery(req, pathname)) return graphqlLane(req, res).catch(() => { res.destroy(); return true; });
     return false;

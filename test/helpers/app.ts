@@ -99,7 +99,7 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
     await new Promise((r) => setTimeout(r, 200)); // what the last commit set off (its publish) has finished
   }
 
-  return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema, checksSettled };
+  return { app, db: app.services.db, rest, gql, createClient, stop, backend, schemaName: config.databaseSchema, checksSettled, servers };
 }
 
 /** Tests of what crosses instances need both a PostgreSQL server and Redis. */
