@@ -8,17 +8,15 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Prisma } from "../../../generated/prisma/client.js";
-import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
-import type { Actor } from "../../principal.js";
+import { CLI_ACTOR, type Actor } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { invalid } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
 import { effectiveFromOf, parseRuleSet, type RuleSetBody } from "./compliance.rules.js";
 
 const DATA_DIR = fromRoot("data", "compliance");
-const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
 
 /** Key order does not change the checksum: the same rules give the same sum. */
 const canonical = (value: unknown): unknown =>
