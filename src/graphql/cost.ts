@@ -32,7 +32,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
  */
 export const MAX_OPERATION_COST = 80_000;
 /** The size priced for a list of objects whose field declares none: the largest page of any list. */
-export const ASSUMED_LIST_SIZE = MAX_PAGE_SIZE;
+const ASSUMED_LIST_SIZE = MAX_PAGE_SIZE;
 const OBJECT = 2;
 const LEAF = 1;
 const DEPTH_FACTOR = 1.5;

@@ -32,7 +32,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Rest
 }
 
 /** At most `maxBytes` of a body, however it is sent (chunked too); more is PAYLOAD_TOO_LARGE, read no further. */
-export async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
+async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();

@@ -22,7 +22,7 @@ const DATA_DIR = fromRoot("data", "compliance");
 const canonical = (value: unknown): unknown =>
   Array.isArray(value) ? value.map(canonical)
     : value && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])])) : value;
-export const checksumOf = (body: RuleSetBody) => createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex");
+const checksumOf = (body: RuleSetBody) => createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex");
 
 const rowOf = (body: RuleSetBody) => ({
   country: body.country, version: body.version, effectiveFrom: effectiveFromOf(body), body: body as unknown as Prisma.InputJsonValue, checksum: checksumOf(body),

@@ -21,7 +21,7 @@ import { parseSdnSteps, WatchlistFormatError, type ListedName, type WatchlistEnt
 /** The list shipped with the project (data/sanctions/). */
 export const SHIPPED_WATCHLIST = fromRoot("data", "sanctions", "ofac-sdn-2024-05-03.csv");
 
-export interface WatchlistVersion {
+interface WatchlistVersion {
   /** `ofac-sdn-2024-05-03+210ca6b4a818`: file date and the first 12 hex digits of its sha256 */
   id: string;
   source: "OFAC-SDN";
@@ -31,7 +31,7 @@ export interface WatchlistVersion {
   sha256: string;
 }
 
-export interface IndexedName {
+interface IndexedName {
   entry: WatchlistEntry;
   listed: ListedName;
 }
@@ -113,7 +113,7 @@ function groupPairs(pairs: number[], count: number): Groups {
 }
 
 /** FNV-1a, 32 bits */
-export function keyHash(key: string): number {
+function keyHash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
@@ -126,7 +126,7 @@ export function buildWatchlist(text: string, fileName: string): Watchlist {
 }
 
 /** The same, a slice at a time, each on its own turn of the event loop (2–4 s of CPU, never in one block). */
-export async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
+async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
   const steps = buildSteps(text, fileName);
   for (;;) {
     const step = steps.next();
