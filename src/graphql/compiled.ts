@@ -45,7 +45,7 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
    * other value or type is left to graphql-js.
    */
   const coercible = ({ operation, stringVars }: Plan, variables: Record<string, unknown>) =>
-    (stringVars !== null && stringVars.every(({ name, required }) => typeof variables[name] === "string" || (!required && variables[name] == null)))
+    stringVars?.every(({ name, required }) => typeof variables[name] === "string" || (!required && variables[name] == null))
     || !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
 
   return {
