@@ -105,11 +105,11 @@ function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProvider {
 
 export type Providers = Record<CheckType, CheckProvider>;
 
-/** Lists loaded in this process, by file: every app of the process shares one copy (~50 MB). */
+/** Lists loaded in this process, by file: every app of the process shares one copy (a loaded list is large). */
 const loadedLists = new Map<string, Promise<Watchlist>>();
 
 /**
- * The watchlist in use, loaded on first use (2–4 s, so never at start) and swapped when a newer file
+ * The watchlist in use, loaded on first use (seconds of CPU, so never at start) and swapped when a newer file
  * lands in DATA_DIR/sanctions (`cli watchlist import`): looked for at most once a minute, on use.
  */
 function watchlistSource(dataDir: string, recheckMs = 60_000): () => Promise<Watchlist> {
