@@ -36,9 +36,9 @@ const config: KnipConfig = {
     "prisma-pothos-types",
   ],
   /*
-   * Exports nothing imports, in files another change is rewriting (the write path of #30): left for
-   * that change, and each entry to go once its file no longer has them (knip then hints the entry is
-   * unused). Per file and issue type, the narrowest knip allows without a tag in the file itself.
+   * Exports nothing imports, in files the write-path rework is rewriting: left for that change. Per
+   * file and issue type, the narrowest knip allows without a tag in the file itself; knip does not say
+   * when an entry is no longer needed, so delete each with the exports it names and run knip.
    */
   ignoreIssues: {
     "src/db/client.ts": ["exports"], // openPGlite
