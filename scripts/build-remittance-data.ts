@@ -481,7 +481,7 @@ for (const inst of [...institutions].sort(byId)) {
 for (const ho of ngHeadOffices) {
   const inst = instById.get(ho.institution_id);
   // Head offices are listed for banks only (wallet operators' offices are not payout points).
-  if (!inst || inst.status !== 'ACTIVE' || inst.type !== 'BANK') continue;
+  if (inst?.status !== 'ACTIVE' || inst.type !== 'BANK') continue;
   const city = NG_CITY_PATTERNS.find(([re]) => re.test(ho.address))?.[1] ?? null;
   branches.push({
     id: `${ho.institution_id}-head-office`,

@@ -2,7 +2,8 @@
 /**
  * Compiles src/ and generated/ to dist/ with TypeScript's own emitter, file by file and only what
  * changed since the last build (`npm start` runs it first; a build with nothing to do takes a few
- * ms). The server then runs plain JS: the tsx loader cost ~110 MB of RSS.
+ * ms). The server then runs plain JS: the tsx loader would add its memory to every process
+ * (docs/performance.md, "Figures behind the code").
  * Types are checked by `npm test` (`tsc --noEmit`), not here: every file transpiles on its own
  * (`isolatedModules`), so a stale or half-typed tree still starts and is reported by the tests.
  * Plain JS on purpose: it must run before anything is compiled.

@@ -53,8 +53,8 @@ export type RequestContext = Services & {
  * that lives on, a subscription's, keeps its key.)
  */
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
-  // every key written out, not `...services`: a spread of the services made each read promote ~1 KB
-  // more into old space on every read (docs/performance.md). A new service must be added here too (the type says so).
+  // every key written out, not `...services`: a spread of the services made every read promote more
+  // into old space (docs/performance.md). A new service must be added here too (the type says so).
   const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
   return {
     db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits, principal, requestId,

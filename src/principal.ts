@@ -23,6 +23,9 @@ export type Actor = { principal: Principal; requestId?: string };
 /** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
 export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["lookups:read"]) };
 
+/** The operator writing from the command line (and the start-up loaders it shares code with), as the audit trail records it. */
+export const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
+
 /** The one permission check of REST routes and GraphQL fields: a scope the principal holds, or the operator itself. */
 export const permits = (principal: Principal, required: string) =>
   required === OPERATOR_ONLY ? principal.kind === "operator" : principal.scopes.has(required);

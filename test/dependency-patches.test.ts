@@ -50,7 +50,7 @@ describe("Prisma's runtime as installed", () => {
     const protos = async () => {
       const seen: unknown[] = [];
       const create = Object.create;
-      Object.create = function (proto: object | null, props?: PropertyDescriptorMap) { seen.push(proto); return create(proto, props!); } as typeof Object.create;
+      Object.create = ((proto: object | null, props?: PropertyDescriptorMap) => { seen.push(proto); return create(proto, props!); }) as typeof Object.create;
       try {
         expect(await database.prisma.user.findMany({ take: 5, select: { id: true, documents: { select: { id: true } }, checks: { select: { id: true } } } })).toEqual([]);
       } finally { Object.create = create; }

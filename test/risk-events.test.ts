@@ -27,7 +27,7 @@ async function sse(t: TestApp, key: string, query: string, variables: Record<str
         const chunk = buffer.slice(0, at);
         buffer = buffer.slice(at + 2);
         const data = /^data: (.+)$/m.exec(chunk);
-        if (data && data[1].trim()) return JSON.parse(data[1]);
+        if (data?.[1].trim()) return JSON.parse(data[1]);
         continue;
       }
       const { value, done } = await reader.read();

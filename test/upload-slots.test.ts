@@ -59,6 +59,9 @@ describe("upload slots", () => {
   let a: { key: string; userId: string };
   let b: { key: string; userId: string };
   let largest: Buffer;
+  let small: Buffer; // within MAX_BODY_BYTES
+  let medium: Buffer; // over it, quick to send
+  const smallUpload = (size: number) => Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { content_base64: pdf(size).toString("base64") } }));
   beforeAll(async () => {
     // a process of three slots, two per key (the default)
     t = await startTestApp("pglite", { JOBS: "0", MAX_CONCURRENT_UPLOADS: "3" });
@@ -71,12 +74,10 @@ describe("upload slots", () => {
     [a, b] = [await tenant("Uploads A"), await tenant("Uploads B")];
     // the largest upload the route takes: a 10 MiB file in base64 JSON
     largest = Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { file_name: "f.pdf", content_base64: pdf(MAX_DOCUMENT_BYTES).toString("base64") } }));
+    small = smallUpload(1000);
+    medium = smallUpload(2 * 1024 * 1024);
   });
   afterAll(() => t.stop());
-  const smallUpload = (size: number) => Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { content_base64: pdf(size).toString("base64") } }));
-  let small: Buffer; // within MAX_BODY_BYTES
-  let medium: Buffer; // over it, quick to send
-  beforeAll(() => { small = smallUpload(1000); medium = smallUpload(2 * 1024 * 1024); });
 
   const bodyFor = (userId: string) => (userId === a.userId ? largest : Buffer.from(largest.toString().replace(a.userId, userId)));
   /**

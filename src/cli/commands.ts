@@ -4,7 +4,7 @@
  * JSON-ready and snake_case, the same names REST answers with.
  */
 import { parseArgs } from "node:util";
-import { OPERATOR } from "../principal.js";
+import { CLI_ACTOR } from "../principal.js";
 import type { Db } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
 import type { EventBus } from "../domains/events/events.pubsub.js";
@@ -48,7 +48,6 @@ export function parseCommand(argv: string[]) {
 
 export async function runCommand({ db, transact, migrate, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
   const { command, positionals, values } = parseCommand(argv);
-  const actor = { principal: OPERATOR, requestId: "cli" };
   const applied = await migrate();
   // a key change reaches every instance's principal cache, as the admin mutations' does
   const announce = (clientId: string) => events?.publish("credentials.changed", { clientId });
@@ -58,7 +57,7 @@ export async function runCommand({ db, transact, migrate, events, jobs, logger }
     case "clients create": {
       if (!values.name || values.sandbox === values.live) throw new UsageError("clients create needs --name and one of --sandbox / --live");
       const scopes = values.scopes?.split(/[\s,]+/).filter(Boolean);
-      const r = await createApiClient(transact, actor, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
+      const r = await createApiClient(transact, CLI_ACTOR, { name: values.name, mode: values.live ? "LIVE" : "SANDBOX", scopes });
       return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
     }
     case "clients list":
@@ -68,25 +67,25 @@ export async function runCommand({ db, transact, migrate, events, jobs, logger }
       })));
     case "keys rotate": {
       if (!values.client) throw new UsageError("keys rotate needs --client CLIENT_ID");
-      const r = await rotateApiKey(transact, actor, values.client);
+      const r = await rotateApiKey(transact, CLI_ACTOR, values.client);
       announce(r.client.id);
       return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
     }
     case "keys revoke": {
       if (!values.key) throw new UsageError("keys revoke needs --key KEY_ID");
-      const r = await revokeApiKey(transact, actor, values.key);
+      const r = await revokeApiKey(transact, CLI_ACTOR, values.key);
       announce(r.clientId);
       return snakeKeys({ keyId: r.id, clientId: r.clientId, prefix: r.prefix, createdAt: r.createdAt, revokedAt: r.revokedAt });
     }
     case "reference import": {
       const file = positionals[2];
       if (!file) throw new UsageError("reference import needs a FILE (.json or .csv)");
-      return { imported: await importReferenceFile({ db, transact }, file, actor) };
+      return { imported: await importReferenceFile({ db, transact }, file, CLI_ACTOR) };
     }
     case "compliance import": {
       const file = positionals[2];
       if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
-      return { imported: await importRuleSetFile({ db, transact }, file, actor) };
+      return { imported: await importRuleSetFile({ db, transact }, file, CLI_ACTOR) };
     }
     case "checks run-periodic": {
       if (!jobs) throw new UsageError("checks run-periodic needs the job engine");

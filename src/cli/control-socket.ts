@@ -11,7 +11,7 @@ import path from "node:path";
 import { DomainError } from "../lib/errors.js";
 import { runCommand, UsageError, type CommandContext } from "./commands.js";
 
-export const controlSocketPath = (dataDir: string) => path.join(dataDir, "control.sock");
+const controlSocketPath = (dataDir: string) => path.join(dataDir, "control.sock");
 
 export type ControlAnswer = { result?: unknown; error?: { usage?: string; code?: string; detail?: string; errors?: unknown; message?: string } };
 

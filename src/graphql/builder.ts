@@ -6,7 +6,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError } from "graphql";
 import type PrismaTypes from "../../generated/prisma/pothos-types.js";
 import { getDatamodel } from "../../generated/prisma/pothos-types.js";
-import { type RequestContext } from "../context.js";
+import type { RequestContext } from "../context.js";
 import { permits, refusalOf } from "../principal.js";
 import { DomainError } from "../lib/errors.js";
 import { workBudgetPlugin } from "./work-budget.js";

@@ -3,8 +3,9 @@
  * validated once) from a compiled cache, for the lanes (server/lanes.ts). What yoga's envelop does
  * at execution is done here with the same functions: the input guard before, the error mask after.
  *
- * graphql-jit compiles a document into one function (~50–100 µs less per read of the ~35-field
- * user body), but three of its differences are visible, so it runs only where they are not:
+ * graphql-jit compiles a document into one function, cheaper per read than graphql-js's `execute`
+ * the wider the body (docs/performance.md), but three of its differences are visible, so it runs
+ * only where they are not:
  * - a selection below the root that is itself a Prisma object: Pothos prisma loads those with the
  *   parent's query under graphql-js; under graphql-jit it fell back to a query per row, so such
  *   documents run on graphql-js `execute` (still parsed and validated once);
@@ -45,7 +46,7 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
    * other value or type is left to graphql-js.
    */
   const coercible = ({ operation, stringVars }: Plan, variables: Record<string, unknown>) =>
-    (stringVars !== null && stringVars.every(({ name, required }) => typeof variables[name] === "string" || (!required && variables[name] == null)))
+    stringVars?.every(({ name, required }) => typeof variables[name] === "string" || (!required && variables[name] == null))
     || !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
 
   return {

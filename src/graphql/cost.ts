@@ -32,7 +32,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
  */
 export const MAX_OPERATION_COST = 80_000;
 /** The size priced for a list of objects whose field declares none: the largest page of any list. */
-export const ASSUMED_LIST_SIZE = MAX_PAGE_SIZE;
+const ASSUMED_LIST_SIZE = MAX_PAGE_SIZE;
 const OBJECT = 2;
 const LEAF = 1;
 const DEPTH_FACTOR = 1.5;
@@ -120,7 +120,7 @@ function itemsOf(field: GraphQLField<unknown, unknown>, parent: GraphQLObjectTyp
     // left out or null, an argument's default applies (the resolvers read `first ?? default`)
     const asked = paged.map((arg) => {
       const given = selection.arguments?.find((a) => a.name.value === arg.name);
-      return (given ? valueOf(given.value, variables) : undefined) ?? arg.defaultValue;
+      return (given ? argumentValue(given.value, variables) : undefined) ?? arg.defaultValue;
     }).filter((n): n is number => typeof n === "number" && Number.isFinite(n));
     // first and last together: the last of the first, so the smaller
     return asked.length ? Math.min(MAX_PAGE_SIZE, Math.max(1, Math.min(...asked))) : DEFAULT_PAGE_SIZE;
@@ -130,7 +130,7 @@ function itemsOf(field: GraphQLField<unknown, unknown>, parent: GraphQLObjectTyp
   return (field.extensions?.cost as FieldCost | undefined)?.listSize ?? ASSUMED_LIST_SIZE;
 }
 
-function valueOf(value: ValueNode, variables: Record<string, unknown>): unknown {
+function argumentValue(value: ValueNode, variables: Record<string, unknown>): unknown {
   if (value.kind === Kind.INT) return Number(value.value);
   if (value.kind === Kind.VARIABLE) return variables[value.name.value];
   return null;

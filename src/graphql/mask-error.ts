@@ -48,7 +48,7 @@ function internal(logger: Logger, original: unknown, wrapper?: GraphQLError) {
  * id, a document number or a base64 file would come back in the error. The value is cut out; the
  * path and the reason stay.
  */
-export function withoutValues(message: string) {
+function withoutValues(message: string) {
   return message
     .replace(/ got invalid value .*?(?= at "|; |$)/s, " got an invalid value")
     .replace(/(cannot represent [^:;]*?value): .*?(?=; |$)/gs, "$1")
@@ -62,7 +62,7 @@ const UNKNOWN_FIELD = /Field "(\w+)" is not defined by type/;
 const MISSING_FIELD = /Field "(\w+)" of required type "[^"]+" was not provided/;
 
 /** Names the input field a graphql-js coercion message is about, relative to the `input` argument. */
-export function fieldsOf(message: string): FieldError[] {
+function fieldsOf(message: string): FieldError[] {
   const at = AT_PATH.exec(message);
   const variable = VARIABLE.exec(message)?.[1];
   if (!variable) return [];

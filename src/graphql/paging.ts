@@ -14,7 +14,7 @@ import { invalid } from "../lib/errors.js";
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 /** The default page of a relation list (User.documents, User.checks…), which takes `first` only. */
-export const RELATION_PAGE_SIZE = 20;
+const RELATION_PAGE_SIZE = 20;
 
 export type PageArgs = { first?: number | null; after?: string | null; last?: number | null; before?: string | null };
 
@@ -47,7 +47,7 @@ const countsFirst = (args: PageArgs) => args.last != null && args.before == null
 export type TotalCount = number | (() => Promise<number>);
 
 /** `asksTotal`: the selection reads `totalCount`, so the count runs beside the page, not after it. */
-export async function offsetConnection<T>(
+async function offsetConnection<T>(
   args: PageArgs,
   count: () => Promise<number>,
   fetch: (window: { offset: number; limit: number }) => Promise<T[]>,

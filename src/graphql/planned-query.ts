@@ -1,7 +1,7 @@
 /**
  * Pothos prisma's query for a field, planned once per field of a document instead of once per
- * request (issue #17). `queryFromInfo` walks the field's selection and plays the merges it
- * collected on every call: ~8 % of the CPU of a by-id read, most of it allocations. The plan depends
+ * request. `queryFromInfo` walks the field's selection and plays the merges it collected on every
+ * call: a visible share of a by-id read's CPU, most of it allocations. The plan depends
  * only on the selection under the field, which a parsed document never changes, so it is made for
  * the first request and replayed for the next: each request still records the plan's loader
  * mappings on its own context (the nested `select` fields and relations look themselves up there)
@@ -33,7 +33,7 @@ const plans = new WeakMap<FieldNode, Planned>();
  * Field extensions for a field computed from columns of its own row, on a type in include mode
  * (every column loaded): `extensions: ownColumns({ billingAddress: true })`. Pothos's `select`
  * would say the same, but it wraps the resolver to look up, on every resolution, which plan loaded
- * the row (~2 µs a field, 4–5 % of a REST user read for four such fields); the columns are always
+ * the row (a cost per field and row that showed in a REST user read); the columns are always
  * there, and `narrowed` reads them from here to keep them when it trims a page to what it shows.
  */
 export const ownColumns = (columns: Record<string, true>) => ({ ownColumns: columns });

@@ -80,7 +80,7 @@ function ensureLeft({ workLimits, workSpent }: Budgeted, info: GraphQLResolveInf
 const isListOfObjects = (type: { kind: string; type?: { kind: string } }) => type.kind === "List" && type.type?.kind !== "Scalar" && type.type?.kind !== "Enum";
 
 /** The Pothos plugin: every field answering a list of objects spends its length from the row budget. */
-export class WorkBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class WorkBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types["Context"], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types["Context"], object> {
     if (!isListOfObjects(fieldConfig.type)) return resolver;
     return (parent, args, ctx, info) => {

@@ -17,7 +17,7 @@ export function oneOf<T extends string>(values: readonly T[], raw: unknown, fiel
   return fail(errors, field, `${field} must be one of ${values.map((v) => (lower ? v.toLowerCase() : v.toUpperCase())).join(", ")}.`);
 }
 
-export type SortOrder = "asc" | "desc";
+type SortOrder = "asc" | "desc";
 export type Sort<F extends string> = { field: F; order: SortOrder };
 export type SortArgs = { sortFields?: string | null; sortOrder?: string | null };
 

@@ -13,7 +13,7 @@ function projectRoot(from: string): string {
   }
 }
 
-export const PROJECT_ROOT = projectRoot(import.meta.dirname);
+const PROJECT_ROOT = projectRoot(import.meta.dirname);
 
 /** A path under the project's folder: `fromRoot("data", "remittance")`. */
 export const fromRoot = (...segments: string[]) => path.join(PROJECT_ROOT, ...segments);

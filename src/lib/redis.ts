@@ -71,5 +71,4 @@ export function createRedis(url: string, logger: Logger, prefix: string) {
 /** hex length of an instance id in a message frame */
 const ORIGIN_LENGTH = 16;
 
-export type RedisConnections = ReturnType<typeof createRedis>;
 export type { Redis };

@@ -121,7 +121,7 @@ function conditional(reply: Reply, call: RestCall): Reply {
 }
 
 /** No Accept, or one that allows JSON or problem+json (any q > 0). */
-export function acceptsJson(accept: string | null) {
+function acceptsJson(accept: string | null) {
   if (!accept) return true;
   return accept.split(",").some((part) => {
     const [range, ...params] = part.trim().toLowerCase().split(";").map((p) => p.trim());

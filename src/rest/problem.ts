@@ -11,7 +11,7 @@ export type Problem = { code: string; detail: string; fields?: FieldError[]; met
 /** A request refused before it runs (401, 429, 503): what to say and the headers that go with it. */
 export type Refusal = { problem: Problem; headers: Record<string, string> };
 
-export function problemResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
+function problemResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const reply = problemReply(problem, requestId, headers);
   return new Response(reply.text, { status: reply.status, headers: reply.headers });
 }
@@ -33,7 +33,7 @@ export function problemReply(problem: Problem, requestId: string, headers: Recor
 const snakeMeta = (meta?: Record<string, unknown>) => (meta ? Object.fromEntries(Object.entries(meta).map(([k, v]) => [toSnake(k), v])) : {});
 
 /** A request-level failure on /graphql keeps the GraphQL response shape, with the HTTP status of its code. */
-export function graphqlErrorResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
+function graphqlErrorResponse(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
   const reply = graphqlErrorReply(problem, requestId, headers);
   return new Response(reply.text, { status: reply.status, headers: reply.headers });
 }

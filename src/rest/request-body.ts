@@ -37,7 +37,7 @@ export function bodyOf(bytes: Uint8Array, contentType: string | null): RestBody 
 }
 
 /** At most `maxBytes` of a body, however it is sent (chunked too); more is PAYLOAD_TOO_LARGE, read no further. */
-export async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
+async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();

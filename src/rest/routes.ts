@@ -64,7 +64,7 @@ export function matchRoute(table: CompiledRoute[], method: string, pathname: str
 }
 
 /** The one path decoder: broken percent-encoding is the caller's error, named by its parameter. */
-export function decodePathParam(name: string, raw: string) {
+function decodePathParam(name: string, raw: string) {
   try { return decodeURIComponent(raw); } catch {
     const message = `${name} is not valid percent-encoded UTF-8.`;
     throw new DomainError("VALIDATION_FAILED", message, [{ field: name, code: "malformed_text", message }]);

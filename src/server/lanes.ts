@@ -1,7 +1,7 @@
 /**
- * Lean lanes in front of yoga (issue #17): the hot reads are answered from node's request handler
- * without whatwg Request/Response objects or yoga's plugin pipeline (~100–140 µs of whatwg-node work
- * per request, measured). Only the transport is bypassed, never a rule: a lane calls the very
+ * Lean lanes in front of yoga: the hot reads are answered from node's request handler without
+ * whatwg Request/Response objects or yoga's plugin pipeline, work that costs a small read a large
+ * share of its CPU (docs/performance.md). Only the transport is bypassed, never a rule: a lane calls the very
  * functions yoga's plugins call (request id, authentication, rate limit, the REST answer, input
  * guard and error mask, unexpected errors, metrics and logs). Whatever a lane does not know goes
  * to yoga unchanged.

@@ -87,7 +87,11 @@ describe("endable", () => {
     let ends = 0;
     const finite = endable((async function* () { yield 1; })(), () => { ends += 1; });
     for await (const _ of finite.iterator) { /* read to the end */ }
-    const failing = endable((async function* () { throw new Error("source failed"); })(), () => { ends += 1; });
+    const failing = endable(
+      // biome-ignore lint/correctness/useYield: a source that fails before its first value
+      (async function* () { throw new Error("source failed"); })(),
+      () => { ends += 1; },
+    );
     await expect(failing.iterator.next()).rejects.toThrow("source failed");
     const left = endable(ticks(), () => { ends += 1; });
     expect((await left.iterator.next()).value).toBe(0);

@@ -20,7 +20,7 @@ export function unexpectedProblem(logger: Logger, requestId: string, error: unkn
   return { problem: { code: "INTERNAL", detail: `An unexpected error occurred; quote errorId ${errorId} to support.`, meta: { errorId } }, headers: {} };
 }
 
-export function unexpectedErrorResponse(logger: Logger, request: Request, error: unknown) {
+function unexpectedErrorResponse(logger: Logger, request: Request, error: unknown) {
   const requestId = stateOf(request).requestId;
   const { problem, headers } = unexpectedProblem(logger, requestId, error);
   return errorResponse(request, problem, requestId, headers);

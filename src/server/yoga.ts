@@ -6,7 +6,7 @@ import { createYoga, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
-import { type CompiledRoute } from "../rest/routes.js";
+import type { CompiledRoute } from "../rest/routes.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import type { LegacyPolicy } from "../rest/deprecation.js";
 import { useApiDocs } from "./plugins/use-api-docs.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
   "--disable-component-update", "--disable-sync"];
 const RESULTS = path.resolve(import.meta.dirname, "../../test-results");

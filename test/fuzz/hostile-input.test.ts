@@ -25,7 +25,9 @@ const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() 
 
 // ── values: every kind of hostile or wrong input ─────────────────────────────────────────────
 const deep = (n: number, open = "[", close = "]", leaf = "1") => `${open.repeat(n)}${leaf}${close.repeat(n)}`;
-const INJECTION = ["'; drop table users; --", "\" OR 1=1 --", "{{7*7}}", "${jndi:ldap://x/a}", "<script>alert(1)</script>", "../../etc/passwd", "$where", "%s%s%n", "\\u0000"];
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j lookup, sent as the literal text it is
+const LOG4J_LOOKUP = "${jndi:ldap://x/a}";
+const INJECTION = ["'; drop table users; --", "\" OR 1=1 --", "{{7*7}}", LOG4J_LOOKUP, "<script>alert(1)</script>", "../../etc/passwd", "$where", "%s%s%n", "\\u0000"];
 const brokenText = fc.constantFrom("x\udfffy", "\ud800", "a\u0000b", "\u0000", "\udbff\udbff", "\ufeff", "\u202e");
 const hugeNumber = fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER, -0, 0.1 + 0.2, 2 ** 31);
 const scalarish: fc.Arbitrary<unknown> = fc.oneof(

@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 
-export type Delivery = { path: string; id: string; headers: IncomingHttpHeaders; body: string; at: number; verified: boolean | null; status: number | "hang" };
+type Delivery = { path: string; id: string; headers: IncomingHttpHeaders; body: string; at: number; verified: boolean | null; status: number | "hang" };
 export type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 export async function startWebhookReceiver() {

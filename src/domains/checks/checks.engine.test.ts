@@ -180,7 +180,7 @@ describe.each(backends)("the check engine on %s", (backend) => {
     const kp = await completeUser({ nationality: "KP" });
     const vn = await completeUser({ nationality: "VN" });
     const tmOf = (id: string) => waitFor(async () => (await t.rest("GET", `/v2/users/${id}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
-      (r) => r && r.completed_at, "monitoring");
+      (r) => r?.completed_at, "monitoring");
     expect(await tmOf(kp)).toMatchObject({ status: "CONSIDER", result: { score: 0.9, reasons: ["jurisdiction_call_for_action:nationality:KP"] } });
     expect(await tmOf(vn)).toMatchObject({ status: "CLEAR", result: { score: 0.5 } });
     await settled(vn, (u) => u.risk_level === "MEDIUM", "MEDIUM");

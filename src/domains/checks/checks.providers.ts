@@ -21,13 +21,13 @@ export type CheckSubject = RequirementFacts & {
   openAlert?: { status: CheckOutcome["status"]; reasons: string[] } | null;
 };
 
-export interface CheckProvider {
+interface CheckProvider {
   readonly type: CheckType;
   run(subject: CheckSubject): Promise<CheckOutcome>;
 }
 
 /** KYC by the rule set in force: anything currently due or invalid needs review; nothing due is clear. */
-export function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvider {
+function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvider {
   return {
     type: "KYC",
     async run(subject) {
@@ -40,7 +40,7 @@ export function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): Che
 }
 
 /** Sanctions screening against the OFAC SDN list: names and aliases, weighed with birth date and nationality. */
-export function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckProvider {
+function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckProvider {
   return {
     type: "SANCTIONS_SCREENING",
     async run(subject) {
@@ -58,11 +58,11 @@ export function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckPro
 }
 
 /** FATF's lists (data/risk/jurisdictions.json): a country's profile risk and whether it calls for review. */
-export type JurisdictionRisk = { publishedOn: string; lists: { name: string; score: number; review: boolean; countries: Set<string> }[] };
+type JurisdictionRisk = { publishedOn: string; lists: { name: string; score: number; review: boolean; countries: Set<string> }[] };
 
-export const SHIPPED_JURISDICTIONS = fromRoot("data", "risk", "jurisdictions.json");
+const SHIPPED_JURISDICTIONS = fromRoot("data", "risk", "jurisdictions.json");
 
-export function loadJurisdictionRisk(file = SHIPPED_JURISDICTIONS): JurisdictionRisk {
+function loadJurisdictionRisk(file = SHIPPED_JURISDICTIONS): JurisdictionRisk {
   const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, { score: number; countries: string[] }> & { published_on: string };
   return {
     publishedOn: raw.published_on,
@@ -79,7 +79,7 @@ const SEVERITY = { CLEAR: 0, ERROR: 0, CONSIDER: 1, REJECTED: 2 } as const;
  * Transaction monitoring from the profile (nationality and residence on FATF's lists) and the alerts
  * upstream systems posted: an open alert stays in every later run until a CLEAR result closes it.
  */
-export function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProvider {
+function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProvider {
   return {
     type: "TRANSACTION_MONITORING",
     async run(subject) {
@@ -105,14 +105,14 @@ export function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProv
 
 export type Providers = Record<CheckType, CheckProvider>;
 
-/** Lists loaded in this process, by file: every app of the process shares one copy (~50 MB). */
+/** Lists loaded in this process, by file: every app of the process shares one copy (a loaded list is large). */
 const loadedLists = new Map<string, Promise<Watchlist>>();
 
 /**
- * The watchlist in use, loaded on first use (2–4 s, so never at start) and swapped when a newer file
+ * The watchlist in use, loaded on first use (seconds of CPU, so never at start) and swapped when a newer file
  * lands in DATA_DIR/sanctions (`cli watchlist import`): looked for at most once a minute, on use.
  */
-export function watchlistSource(dataDir: string, recheckMs = 60_000): () => Promise<Watchlist> {
+function watchlistSource(dataDir: string, recheckMs = 60_000): () => Promise<Watchlist> {
   let file: string | null = null;
   let checkedAt = 0;
   return async () => {

@@ -43,7 +43,7 @@ export type CheckOutcome = {
 type Completed = { type: CheckType; status: CheckStatus; createdAt: Date; result?: unknown };
 
 /** The newest run of each type (runs of one user). */
-export function latestByType<R extends { type: CheckType; createdAt: Date }>(runs: readonly R[]): Map<CheckType, R> {
+function latestByType<R extends { type: CheckType; createdAt: Date }>(runs: readonly R[]): Map<CheckType, R> {
   const latest = new Map<CheckType, R>();
   for (const run of runs) {
     const seen = latest.get(run.type);

@@ -32,7 +32,7 @@ const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   }),
 });
 
-export const CheckRun = builder.prismaObject("CheckRun", {
+const CheckRun = builder.prismaObject("CheckRun", {
   description: "One run of one check on one user; `id` is the REST check_id",
   fields: (t) => ({
     id: t.exposeID("id"),

@@ -15,7 +15,7 @@ export type CreateClientInput = { name: string; mode: ClientMode; scopes?: strin
 /** Names of operator power a caller may try to give a client: refused by name, not as unknown. */
 const OPERATOR_SCOPES = new Set(["admin", OPERATOR_ONLY]);
 
-export function checkClientInput(input: CreateClientInput) {
+function checkClientInput(input: CreateClientInput) {
   const name = input.name?.trim();
   if (!name || name.length > 200) throw invalid([{ field: "name", code: "invalid", message: "name must be 1 to 200 characters." }]);
   const scopes = input.scopes ?? CLIENT_SCOPES;
@@ -34,7 +34,7 @@ const newKeyText = (mode: ClientMode) => `${modeTag(mode)}${randomToken(24)}`;
  * SHA-256, none of the key's own characters, so a list shows nothing of the secret. Whoever holds
  * a key finds its row with `printf %s "$KEY" | sha256sum | cut -c1-8`.
  */
-export const keyLabel = (mode: ClientMode, hash: string) => `${modeTag(mode)}…${hash.slice(0, 8)}`;
+const keyLabel = (mode: ClientMode, hash: string) => `${modeTag(mode)}…${hash.slice(0, 8)}`;
 
 async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode) {
   const apiKey = newKeyText(mode);

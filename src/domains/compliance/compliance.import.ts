@@ -8,23 +8,21 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Prisma } from "../../../generated/prisma/client.js";
-import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
-import type { Actor } from "../../principal.js";
+import { CLI_ACTOR, type Actor } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { invalid } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
 import { effectiveFromOf, parseRuleSet, type RuleSetBody } from "./compliance.rules.js";
 
 const DATA_DIR = fromRoot("data", "compliance");
-const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
 
 /** Key order does not change the checksum: the same rules give the same sum. */
 const canonical = (value: unknown): unknown =>
   Array.isArray(value) ? value.map(canonical)
     : value && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])])) : value;
-export const checksumOf = (body: RuleSetBody) => createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex");
+const checksumOf = (body: RuleSetBody) => createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex");
 
 const rowOf = (body: RuleSetBody) => ({
   country: body.country, version: body.version, effectiveFrom: effectiveFromOf(body), body: body as unknown as Prisma.InputJsonValue, checksum: checksumOf(body),

@@ -1,7 +1,7 @@
 /** REST entry for the compliance rule sets: GET /v2/compliance/requirements?country=SG. */
 import { queryVariables, restOperation, type Route } from "../../rest/route.js";
 
-export const COMPLIANCE_REST_FIELDS = `country currentlyDue eventuallyDue ruleSet { country version effectiveFrom name requiredFields eventuallyDueFields
+const COMPLIANCE_REST_FIELDS = `country currentlyDue eventuallyDue ruleSet { country version effectiveFrom name requiredFields eventuallyDueFields
   documents { name oneOf } formats { postalCode taxId } minimumAge phoneVerificationRequired emailVerificationRequired rescreeningIntervalDays notes }`;
 
 export const complianceRoutes: Route[] = [

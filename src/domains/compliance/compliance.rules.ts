@@ -8,22 +8,20 @@ import { z } from "zod";
 import { toAlpha2 } from "../../lib/countries.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 import { parseIsoDate } from "../../lib/dates.js";
+import { DOCUMENT_TYPES } from "../documents/documents.rules.js";
 
-export const RULE_FIELDS = [
+const RULE_FIELDS = [
   "first_name", "middle_name", "last_name", "date_of_birth", "email", "phone_number", "nationality", "country_of_residence",
   "residential_address", "residential_address.postal_code", "billing_address", "tax_id",
 ] as const;
-export type RuleField = (typeof RULE_FIELDS)[number];
-
-export const DOCUMENT_TYPES = ["PASSPORT", "NATIONAL_ID", "DRIVING_LICENSE", "RESIDENCE_PERMIT", "PROOF_OF_ADDRESS", "SELFIE", "OTHER"] as const;
-export type DocumentTypeValue = (typeof DOCUMENT_TYPES)[number];
+type RuleField = (typeof RULE_FIELDS)[number];
 
 export const DEFAULT_COUNTRY = "DEFAULT";
 
 const compiles = (source: string) => { try { new RegExp(source, "iu"); return true; } catch { return false; } };
 const pattern = z.string().max(300).refine(compiles, "must be a valid regular expression").nullable();
 
-export const ruleSetSchema = z.strictObject({
+const ruleSetSchema = z.strictObject({
   country: z.string().transform((c, ctx) => {
     const code = c === DEFAULT_COUNTRY ? c : toAlpha2(c);
     if (!code) ctx.addIssue({ code: "custom", message: "must be an ISO 3166-1 alpha-2 (or alpha-3) code, or DEFAULT" });
@@ -91,14 +89,14 @@ const VALUE: Record<RuleField, (s: Subject) => unknown> = {
 const missing = (s: Subject, field: RuleField) => VALUE[field](s) == null || VALUE[field](s) === "";
 
 /** Whole years from `born` to `on`, by the calendar (UTC). */
-export function ageOn(born: Date, on: Date) {
+function ageOn(born: Date, on: Date) {
   const years = on.getUTCFullYear() - born.getUTCFullYear();
   const before = on.getUTCMonth() < born.getUTCMonth() || (on.getUTCMonth() === born.getUTCMonth() && on.getUTCDate() < born.getUTCDate());
   return years - (before ? 1 : 0);
 }
 
 /** ACTIVE and not past its expiry date: the only documents that satisfy a group. */
-export const usable = (doc: DocumentFact, now: Date) => doc.status === "ACTIVE" && (!doc.expiryDate || doc.expiryDate.getTime() > now.getTime());
+const usable = (doc: DocumentFact, now: Date) => doc.status === "ACTIVE" && (!doc.expiryDate || doc.expiryDate.getTime() > now.getTime());
 
 /**
  * Which groups can be satisfied, each by its own document (a passport counts once even if two groups

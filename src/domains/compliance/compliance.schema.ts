@@ -16,7 +16,7 @@ const Formats = builder.objectRef<{ postal_code: string | null; tax_id: string |
   }),
 });
 
-export const RuleSet = builder.objectRef<CompiledRuleSet>("ComplianceRuleSet").implement({
+const RuleSet = builder.objectRef<CompiledRuleSet>("ComplianceRuleSet").implement({
   description: "A country's rule set, versioned data from data/compliance",
   fields: (t) => ({
     country: t.exposeString("country", { description: "ISO 3166-1 alpha-2, or DEFAULT" }),

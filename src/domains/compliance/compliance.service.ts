@@ -14,7 +14,7 @@ import type { EventBus } from "../events/events.pubsub.js";
 import { blankSubject, compileRuleSet, DEFAULT_COUNTRY, evaluate, type CompiledRuleSet, type DocumentFact, type Requirements, type Subject } from "./compliance.rules.js";
 
 /** How often an instance checks for rule sets written by another process (the CLI). */
-export const POLL_MS = 2000;
+const POLL_MS = 2000;
 /** marks the version check, so query-count tests can tell it from the request's own statements */
 export const POLL_MARKER = "compliance-version-check";
 

@@ -3,7 +3,7 @@ import { bodyInput, queryVariables, restOperation, type Route } from "../../rest
 import { MAX_UPLOAD_BODY_BYTES } from "./documents.rules.js";
 
 /** The REST document body: every field, snake_case by alias (`document_id` for `id`); never the bytes. */
-export const DOCUMENT_REST_FIELDS = `
+const DOCUMENT_REST_FIELDS = `
   document_id: id userId documentType status documentNumber issuingCountry issueDate expiryDate
   file { fileName mimeType sizeBytes sha256 } createdAt updatedAt deletedAt`;
 

@@ -13,7 +13,7 @@ export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 export const MAX_FILE_BYTES_PER_REQUEST = 2 * MAX_DOCUMENT_BYTES;
 /** The REST body carrying it in base64 (4/3 of the bytes) plus the other fields. */
 export const MAX_UPLOAD_BODY_BYTES = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 256 * 1024;
-export const ACCEPTED_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
+const ACCEPTED_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
 
 export const DOCUMENT_TYPES = ["PASSPORT", "NATIONAL_ID", "DRIVING_LICENSE", "RESIDENCE_PERMIT", "PROOF_OF_ADDRESS", "SELFIE", "OTHER"] as const;
 export type DocumentTypeValue = (typeof DOCUMENT_TYPES)[number];

@@ -41,7 +41,7 @@ const DocumentFile = builder.objectRef<FileShape>("DocumentFile").implement({
   }),
 });
 
-export const Document = builder.prismaObject("Document", {
+const Document = builder.prismaObject("Document", {
   fields: (t) => ({
     id: t.exposeID("id"),
     userId: t.exposeID("userId"),

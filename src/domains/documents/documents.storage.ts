@@ -54,7 +54,7 @@ function databaseStore({ db, transact }: WriteDeps): DocumentStore {
       return row ? Buffer.from(row.content) : null;
     },
     transact: (writer, changes, fn) => transact(writer, async (write) => {
-      // select only the key: by default Prisma would send the bytes back (RETURNING), ~40 % of the cost per MB
+      // select only the key: by default Prisma would send the bytes back (RETURNING), a large share of the write's cost
       if (changes.put) await write.tx.documentBlob.create({ data: { key: changes.put.key, content: changes.put.bytes as Uint8Array<ArrayBuffer> }, select: { key: true } });
       if (changes.erase) await write.tx.documentBlob.deleteMany({ where: { key: changes.erase } });
       return fn(write);

@@ -6,7 +6,7 @@ import type { Channel } from "./otp.sender.js";
 export const OTP_TTL_MS = 10 * 60_000;
 export const MAX_ATTEMPTS = 5;
 export const RESEND_COOLDOWN_MS = 60_000;
-export const MAX_TRIGGERS_PER_HOUR = 5;
+const MAX_TRIGGERS_PER_HOUR = 5;
 export const HOUR_MS = 60 * 60_000;
 
 /** Six digits from the CSPRNG, leading zeros kept. */

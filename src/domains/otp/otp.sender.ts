@@ -9,7 +9,7 @@ import type { Db } from "../../db/client.js";
 
 export type Channel = "EMAIL" | "SMS";
 
-export type OtpMessage = {
+type OtpMessage = {
   clientId: string; userId: string; channel: Channel;
   to: string; subject: string; body: string;
   /** kept only by the sandbox outbox, whose whole point is to show it */
@@ -18,7 +18,7 @@ export type OtpMessage = {
 };
 
 /** One way of getting a message to a person. Throws when the message did not go out. */
-export interface OtpSender {
+interface OtpSender {
   send(message: OtpMessage): Promise<void>;
 }
 
@@ -33,7 +33,7 @@ export type Delivery = {
 /** How long one delivery may take before it counts as failed. */
 const DELIVERY_TIMEOUT_MS = 10_000;
 
-export function sandboxOutbox(db: Db): OtpSender {
+function sandboxOutbox(db: Db): OtpSender {
   return {
     async send({ clientId, userId, channel, to, body, code, createdAt }) {
       await db.sandboxMessage.create({ data: { clientId, userId, channel, to, body, code, createdAt } });
@@ -41,7 +41,7 @@ export function sandboxOutbox(db: Db): OtpSender {
   };
 }
 
-export function smtpSender(url: string, from: string) {
+function smtpSender(url: string, from: string) {
   const transport = createTransport({
     // a pool keeps SMTP connections open between messages: no TCP + greeting per code
     pool: true, maxConnections: 5,
@@ -56,7 +56,7 @@ export function smtpSender(url: string, from: string) {
   return Object.assign(sender, { close: () => transport.close() });
 }
 
-export function smsWebhookSender(url: string): OtpSender {
+function smsWebhookSender(url: string): OtpSender {
   return {
     async send({ to, body }) {
       const res = await fetch(url, {

@@ -25,16 +25,14 @@ import type { Db } from "../../db/client.js";
 import { camelKeys, toSnake } from "../../lib/case.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
-import { OPERATOR } from "../../principal.js";
 import type { Tx } from "../../db/transaction.js";
-import type { Actor } from "../../principal.js";
+import { CLI_ACTOR, type Actor } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
 
 const DATA_DIR = fromRoot("data", "remittance");
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
-const CLI_ACTOR: Actor = { principal: OPERATOR, requestId: "cli" };
 const MAX_REPORTED = 20;
 
 /** a checked row and how to name its fields in errors */

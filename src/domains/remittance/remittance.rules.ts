@@ -8,8 +8,8 @@ import { toAlpha2 } from "../../lib/countries.js";
 import { oneOf, type Sort } from "../../lib/choices.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 
-export const INSTITUTION_TYPES = ["BANK", "MOBILE_WALLET", "CASH_PICKUP", "CARDS"] as const;
-export const STATUSES = ["ACTIVE", "INACTIVE"] as const;
+const INSTITUTION_TYPES = ["BANK", "MOBILE_WALLET", "CASH_PICKUP", "CARDS"] as const;
+const STATUSES = ["ACTIVE", "INACTIVE"] as const;
 export const USER_TYPES = ["INDIVIDUAL", "BUSINESS"] as const;
 export type InstitutionType = (typeof INSTITUTION_TYPES)[number];
 export type Status = (typeof STATUSES)[number];
@@ -22,9 +22,9 @@ export const searchKey = (...parts: (string | null | undefined)[]) =>
 const fail = (errors: FieldError[], field: string, message: string, code = "invalid") => { errors.push({ field, code, message }); return undefined; };
 
 /** One enum value, written any case with `-` or `_` (`mobile-wallet` → MOBILE_WALLET). */
-export const enumValue = oneOf;
+const enumValue = oneOf;
 
-export const countryCode = (raw: unknown, field: string, errors: FieldError[]) =>
+const countryCode = (raw: unknown, field: string, errors: FieldError[]) =>
   toAlpha2(String(raw), { allowName: true }) ?? fail(errors, field, `${field} must be an ISO 3166-1 alpha-2 or alpha-3 code or an English country name.`);
 
 /** Runs `checks` on the given (non-empty) values only and throws every error at once. */

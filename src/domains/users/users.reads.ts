@@ -1,5 +1,5 @@
 /**
- * A user by id, the hot read (issue #17). Concurrent reads are batched (db/batched-reads.ts), and
+ * A user by id, the hot read. Concurrent reads are batched (db/batched-reads.ts), and
  * when the fields asked for are the user's columns plus what `requirements` and
  * `risk_assessment_status` need (the REST body, most GraphQL reads), the batch is one plain
  * statement: the user, its active documents' facts and its latest check run of each type and decider, as one

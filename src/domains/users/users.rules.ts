@@ -114,7 +114,7 @@ const MOVES: Record<UserStatusValue, UserStatusValue[]> = {
   REJECTED: ["CLOSED"],
   CLOSED: [],
 };
-export const CALLER_SETTABLE_STATUSES: UserStatusValue[] = ["CLOSED"];
+const CALLER_SETTABLE_STATUSES: UserStatusValue[] = ["CLOSED"];
 /** A rejection is undone only by a person: an operator's result that clears what rejected the user. */
 const PERSON_MOVES: Partial<Record<UserStatusValue, UserStatusValue[]>> = { REJECTED: ["ACTIVE"] };
 

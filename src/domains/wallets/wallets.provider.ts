@@ -6,7 +6,7 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 
-export type IssuedCard = { providerRef: string; last4: string; expiry: string };
+type IssuedCard = { providerRef: string; last4: string; expiry: string };
 
 export interface CardProvider {
   issue(card: { cardId: string; cardType: "VIRTUAL" | "PHYSICAL"; currency: string }): Promise<IssuedCard>;

@@ -1,8 +1,8 @@
 /** REST entries for /v2/users/wallets and their cards. Each maps a path and body onto a GraphQL operation; no rules here. */
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
-export const WALLET_REST_FIELDS = `wallet_id: id userId currency status createdAt updatedAt`;
-export const CARD_REST_FIELDS = `card_id: id walletId cardType status last4 expiry createdAt updatedAt`;
+const WALLET_REST_FIELDS = `wallet_id: id userId currency status createdAt updatedAt`;
+const CARD_REST_FIELDS = `card_id: id walletId cardType status last4 expiry createdAt updatedAt`;
 
 export const WALLETS = "/v2/users/wallets";
 export const CARDS = "/v2/users/wallets/cards";

@@ -14,7 +14,7 @@ type WalletSelection = { select?: Prisma.WalletSelect; include?: Prisma.WalletIn
 type CardSelection = { select?: Prisma.CardSelect; include?: Prisma.CardInclude };
 
 /** The card provider in use. Only the offline sandbox exists; a live one becomes a Services entry. */
-export const cardProvider: CardProvider = sandboxCardProvider();
+const cardProvider: CardProvider = sandboxCardProvider();
 /** How long after a request the in-process timer runs activation (until the job engine runs it). */
 export const CARD_ACTIVATION_JOB = "cards.activate";
 

@@ -40,7 +40,7 @@ export type DeliveryResult =
   | { skipped: "endpoint_deleted" | "endpoint_disabled" | "not_subscribed" };
 
 /** The JSON body: `{id, type, created_at, data}`. */
-export const envelopeOf = (event: WebhookEvent) => ({
+const envelopeOf = (event: WebhookEvent) => ({
   id: event.id, type: event.type, created_at: new Date(event.createdAt).toISOString(), data: event.data,
 });
 

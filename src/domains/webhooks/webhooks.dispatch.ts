@@ -3,7 +3,7 @@
  * events, this queues one delivery job per enabled endpoint of the event's client that subscribes to
  * its type, in the claim's own transaction: the jobs commit with the claim, so no committed event can
  * miss its webhooks and none is queued twice. Once the claim committed the relaying process wakes its
- * own delivery worker (no 2 s poll between commit and send); elsewhere the jobs are polled as usual.
+ * own delivery worker (no polling interval between commit and send); elsewhere the jobs are polled as usual.
  *
  * A delivery job makes one attempt (deliverWebhook). A failed attempt (the receiver's 5xx, timeout, …)
  * is an outcome, not a job failure: the job completes and the next attempt is a new job starting at

@@ -2,8 +2,8 @@
 import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
 
 /** The REST endpoint body; `secret` is non-null only in the answers to create and rotate. */
-export const WEBHOOK_REST_FIELDS = "webhook_id: id url eventTypes enabled disabledReason secret createdAt updatedAt";
-export const ATTEMPT_REST_FIELDS = "attempt_id: id webhook_id: endpointId eventId eventType attemptNumber outcome statusCode durationMs responseSnippet attemptedAt nextRetryAt";
+const WEBHOOK_REST_FIELDS = "webhook_id: id url eventTypes enabled disabledReason secret createdAt updatedAt";
+const ATTEMPT_REST_FIELDS = "attempt_id: id webhook_id: endpointId eventId eventType attemptNumber outcome statusCode durationMs responseSnippet attemptedAt nextRetryAt";
 
 const BASE = "/v2/webhooks";
 const ONE = `${BASE}/{webhook_id}`;

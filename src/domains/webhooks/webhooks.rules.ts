@@ -10,12 +10,12 @@ export const WEBHOOK_EVENT_TYPES = [
   "user.status.updated",
   "user.risk_level.updated",
 ] as const;
-export const ALL_EVENTS = "*";
+const ALL_EVENTS = "*";
 
 /** Delays after the 1st, 2nd, … failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then no more. */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000);
 /** An endpoint whose attempts have all failed for this long is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** After a rotation the old secret still signs this long, so receivers can switch without losing events. */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 /** The delivery timeout: a 2xx later than this is a failure. */

@@ -12,7 +12,7 @@ const EVENT_TYPES_HELP = `Event types to receive: ${WEBHOOK_EVENT_TYPES.join(", 
 
 builder.enumType(WebhookOutcome, { name: "WebhookOutcome" });
 
-export const WebhookEndpoint = builder.prismaObject("WebhookEndpoint", {
+const WebhookEndpoint = builder.prismaObject("WebhookEndpoint", {
   description: "Where the client's events are POSTed, signed the Standard Webhooks way; `id` is the REST webhook_id",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -29,7 +29,7 @@ export const WebhookEndpoint = builder.prismaObject("WebhookEndpoint", {
   }),
 });
 
-export const WebhookAttempt = builder.prismaObject("WebhookAttempt", {
+const WebhookAttempt = builder.prismaObject("WebhookAttempt", {
   description: "One delivery attempt of one event to one endpoint",
   fields: (t) => ({
     id: t.exposeID("id"),

@@ -49,7 +49,7 @@ export function isPublicAddress(address: string) {
 }
 
 /** Checks the URL's form alone (no DNS): scheme, credentials, https for LIVE. */
-export function checkUrlForm(raw: string, mode: GuardOptions["mode"]): URL {
+function checkUrlForm(raw: string, mode: GuardOptions["mode"]): URL {
   let url: URL;
   try { url = new URL(raw); } catch { throw new UrlRefused("url must be an absolute http(s) URL."); }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new UrlRefused("url must start with https:// (or http:// for a SANDBOX client).");

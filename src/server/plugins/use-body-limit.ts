@@ -19,7 +19,7 @@ const counted = new WeakMap<Request, Limited>();
 const detail = (limit: number) => `The body is larger than ${limit} bytes.`;
 
 /** The 413 answer; the connection closes, so the unread rest of the body goes with it. */
-export function payloadTooLarge(request: Request, limit = counted.get(request)?.limit ?? 0): Response {
+function payloadTooLarge(request: Request, limit = counted.get(request)?.limit ?? 0): Response {
   return errorResponse(request, { code: "PAYLOAD_TOO_LARGE", detail: detail(limit) }, stateOf(request).requestId, { connection: "close" });
 }
 

@@ -10,7 +10,7 @@ import { errorResponse } from "../../rest/problem.js";
 import { stateOf } from "../request-state.js";
 
 /** yoga's CSRF prevention plugin's default header; any value */
-export const CSRF_HEADER = "x-graphql-yoga-csrf";
+const CSRF_HEADER = "x-graphql-yoga-csrf";
 /** the CORS-safelisted content types: a page on any origin may send them without a preflight */
 const SIMPLE_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]);
 

@@ -58,7 +58,7 @@ export function createUploadSlots({ perKey, total }: UploadSlotOptions) {
  * A request that carries a large upload: to a REST route with a larger body limit, or a GraphQL
  * multipart request, with a body that may be larger than `smallBytes`.
  */
-export function isLargeUpload(table: CompiledRoute[], request: Request, pathname: string, smallBytes: number) {
+function isLargeUpload(table: CompiledRoute[], request: Request, pathname: string, smallBytes: number) {
   if (request.method !== "POST" && request.method !== "PUT") return false;
   const length = request.headers.get("content-length");
   if (length !== null && Number(length) <= smallBytes) return false;

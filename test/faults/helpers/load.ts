@@ -1,7 +1,7 @@
 /** A write load: `workers` loops each POSTing new users until stopped; every answer is recorded. */
 export type Outcome = { status: number; ms: number; at: number; email: string; body: any; headers: Headers | null; error?: string; via: "rest" | "graphql" };
 
-export const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { id email } }`;
+const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { id email } }`;
 
 export function writeLoad(base: string, key: string, { workers = 8, tag = "load", timeoutMs = 10_000, graphqlShare = 0.25, idempotencyShare = 0.5 } = {}) {
   const outcomes: Outcome[] = [];

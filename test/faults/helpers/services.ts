@@ -21,7 +21,7 @@ process.once("exit", () => { for (const cleanup of cleanups) { try { cleanup(); 
 export const atMost = (work: Promise<unknown>, ms = 20_000) =>
   Promise.race([work.catch(() => {}), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().once("error", reject).listen(0, "127.0.0.1", () => {
       const { port } = server.address() as { port: number };

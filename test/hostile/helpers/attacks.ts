@@ -235,7 +235,7 @@ export class GqlSocket {
 }
 
 /** The code of an operation's refusal, "" when it was not refused. */
-export function refusalCode(op: Operation) {
+function refusalCode(op: Operation) {
   const errors = op.errors ?? op.nexts.find((n) => n.errors?.length && n.data == null)?.errors;
   return errors ? errors[0]?.extensions?.code ?? errors[0]?.message ?? "?" : "";
 }

@@ -10,14 +10,14 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-export const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../..");
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const running = new Set<ChildProcess>();
 process.once("exit", () => { for (const child of running) child.kill("SIGKILL"); });
 
 /** `[exec] node <flags> <entry>` of package.json's "start" script. */
-export function startCommand() {
+function startCommand() {
   const script: string = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start;
   const words = script.trim().replace(/^exec\s+/, "").split(/\s+/);
   const [node, entry] = [words[0], words.at(-1)!];
@@ -51,7 +51,6 @@ export function serviceEnv(dataDir: string, overrides: Record<string, string> = 
 }
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
-export type Launched = Awaited<ReturnType<typeof launch>>;
 
 /** Starts the service with exactly `env` over this process's environment; resolves once it listens. */
 export async function launch(env: Record<string, string>) {

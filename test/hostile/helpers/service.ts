@@ -16,7 +16,7 @@ export type Answer = { status: number; headers: Headers; text: string; body: any
 type Call = { key?: string | null; body?: unknown; headers?: Record<string, string>; ms?: number };
 
 /** Starts a service on a fresh copy of the global setup's data directory; `env` overrides serviceEnv's. */
-export async function startService(env: Record<string, string> = {}) {
+async function startService(env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "og-hostile-"));
   const template = inject("hostileDataTemplate");
   // a socket left in the directory cannot be copied, and the new process makes its own

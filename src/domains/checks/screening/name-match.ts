@@ -73,12 +73,12 @@ export class WordTable {
 }
 
 /** Lower-case ASCII words: any script transliterated, accents and apostrophes dropped, hyphens split. */
-export function nameWords(text: string): string[] {
+function nameWords(text: string): string[] {
   return anyAscii(text).toLowerCase().replace(/['`’ʿʾ]/g, "").split(/[^a-z0-9]+/).filter((w) => w && !/^\d+$/.test(w));
 }
 
 /** Folds spellings that transliterations of one name produce (Arabic, Cyrillic, Persian, Chinese romanisations). */
-export function fold(word: string): string {
+function fold(word: string): string {
   return word
     .replace(/^abd(?:ou|u|e|a|o)?(?:l|r|s|n)(?=[a-z]{3})/, "abd")
     .replace(/^ye(?=[a-z]{3})/, "e")

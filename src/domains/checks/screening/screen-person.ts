@@ -26,9 +26,9 @@ export interface PersonToScreen {
   nationality?: string | null;
 }
 
-export type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
+type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
 
-export interface ScreeningMatch {
+interface ScreeningMatch {
   /** the SDN `ent_num` */
   entryId: string;
   /** the entry's primary name as listed */
@@ -51,8 +51,8 @@ export interface ScreeningResult {
   watchlistVersion: string;
 }
 
-export const CONSIDER_AT = 0.86;
-export const REJECT_AT = 0.95;
+const CONSIDER_AT = 0.86;
+const REJECT_AT = 0.95;
 const REJECT_NAME_AT = 0.92;
 const MAX_MATCHES = 10;
 

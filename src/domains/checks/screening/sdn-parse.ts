@@ -5,7 +5,7 @@
 import { parse } from "csv-parse";
 import { toAlpha2 } from "../../../lib/countries.js";
 
-export type EntryType = "individual" | "entity" | "vessel" | "aircraft";
+type EntryType = "individual" | "entity" | "vessel" | "aircraft";
 
 export interface ListedName {
   /** as published, e.g. `QADHAFI, Muammar` or `ABU ZUBAYDAH` */

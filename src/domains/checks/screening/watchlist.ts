@@ -1,15 +1,15 @@
 /**
  * A loaded watchlist: the parsed SDN individuals, every one's name and alias, and a two-level
- * blocking index. Level 1, over the vocabulary (~17,000 distinct words): key (sound, spelling,
+ * blocking index. Level 1, over the vocabulary (the distinct words of every name): key (sound, spelling,
  * spelling less one letter) → words. Level 2: word → names using it. A screening compares each of
  * the person's words with the few hundred listed words sharing a key, keeps the similar ones, and
  * aligns only the names holding similar words for two of the person's words (parsed again then:
  * a few dozen a screening).
  *
  * Both levels are typed arrays, not Maps of arrays: the list lives as long as the process, and
- * every major GC marks what it holds. As ~300,000 small objects it made a serving process's marking
- * ten times longer (bench/RESULTS-archive.md, issue #17: a lookup's p99 went from 16 to 109 ms once a
- * screening had loaded the list); as a handful of arrays it costs marking next to nothing.
+ * every major GC marks what it holds. As hundreds of thousands of small objects it made every marking
+ * of a serving process long, and every request's tail with it, once a screening had loaded the list
+ * (docs/performance.md); as a handful of arrays it costs marking next to nothing.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -21,7 +21,7 @@ import { parseSdnSteps, WatchlistFormatError, type ListedName, type WatchlistEnt
 /** The list shipped with the project (data/sanctions/). */
 export const SHIPPED_WATCHLIST = fromRoot("data", "sanctions", "ofac-sdn-2024-05-03.csv");
 
-export interface WatchlistVersion {
+interface WatchlistVersion {
   /** `ofac-sdn-2024-05-03+210ca6b4a818`: file date and the first 12 hex digits of its sha256 */
   id: string;
   source: "OFAC-SDN";
@@ -31,7 +31,7 @@ export interface WatchlistVersion {
   sha256: string;
 }
 
-export interface IndexedName {
+interface IndexedName {
   entry: WatchlistEntry;
   listed: ListedName;
 }
@@ -49,7 +49,7 @@ export interface Watchlist {
   /**
    * Hashes of the blocking keys, sorted, each once; `wordsByKey` group k holds the ids of the real
    * words (not particles, not initials) carrying keys[k]. A hash collision only adds words to
-   * compare, and hashing keeps 230,000 keys from costing ~20 MB of strings.
+   * compare, and hashing keeps the keys, a few for every word, from costing a string each.
    */
   keys: Uint32Array;
   wordsByKey: Groups;
@@ -113,7 +113,7 @@ function groupPairs(pairs: number[], count: number): Groups {
 }
 
 /** FNV-1a, 32 bits */
-export function keyHash(key: string): number {
+function keyHash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
@@ -125,8 +125,8 @@ export function buildWatchlist(text: string, fileName: string): Watchlist {
   for (;;) { const step = steps.next(); if (step.done) return step.value; }
 }
 
-/** The same, a slice at a time, each on its own turn of the event loop (2–4 s of CPU, never in one block). */
-export async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
+/** The same, a slice at a time, each on its own turn of the event loop (seconds of CPU, never in one block). */
+async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
   const steps = buildSteps(text, fileName);
   for (;;) {
     const step = steps.next();
@@ -193,7 +193,7 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   };
 }
 
-/** Reads, parses and indexes a watchlist file once, yielding to the event loop as it goes (bench/RESULTS-archive.md). */
+/** Reads, parses and indexes a watchlist file once, yielding to the event loop as it goes: requests keep being answered meanwhile. */
 export async function loadWatchlist(file: string = SHIPPED_WATCHLIST): Promise<Watchlist> {
   return buildWatchlistYielding(await readFile(file, "utf8"), file);
 }

@@ -263,7 +263,11 @@ const listed = listedCases(entries);
 const { cases: unlisted, excluded } = unlistedCases(entries);
 writeFileSync(new URL("listed.json", here), JSON.stringify(listed, null, 1) + "\n");
 writeFileSync(new URL("unlisted.json", here), JSON.stringify(unlisted, null, 1) + "\n");
-const count = (xs: TestCase[], f: (c: TestCase) => string) => xs.reduce<Record<string, number>>((m, c) => ({ ...m, [f(c)]: (m[f(c)] ?? 0) + 1 }), {});
+const count = (xs: TestCase[], f: (c: TestCase) => string) => {
+  const counts: Record<string, number> = {};
+  for (const c of xs) counts[f(c)] = (counts[f(c)] ?? 0) + 1;
+  return counts;
+};
 console.log(JSON.stringify({
   listed: listed.length, variants: count(listed, (c) => c.variant), dob: count(listed, (c) => c.dob), nationality: count(listed, (c) => c.nationality),
   unlisted: unlisted.length, cultures: count(unlisted, (c) => c.variant), sharesListedWord: unlisted.filter((c) => c.sharesListedWord).length,
