@@ -35,20 +35,6 @@ const config: KnipConfig = {
     // the generator `provider` in prisma/schema.prisma: a binary of @pothos/plugin-prisma, not a package
     "prisma-pothos-types",
   ],
-  /*
-   * Exports nothing imports, in files the write-path rework is rewriting: left for that change. Per
-   * file and issue type, the narrowest knip allows without a tag in the file itself; knip does not say
-   * when an entry is no longer needed, so delete each with the exports it names and run knip.
-   */
-  ignoreIssues: {
-    "src/db/client.ts": ["exports"], // openPGlite
-    "src/db/outage.ts": ["exports"], // RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL
-    "src/db/batched-reads.ts": ["types"], // BatchSource
-    "src/domains/checks/checks.engine.ts": ["exports"], // CHECK_RUN_JOB, checkView, userView, settleUser, runChecks
-    "src/domains/events/events.pubsub.ts": ["types"], // UserStatusEvent, RiskLevelEvent
-    "src/jobs/jobs.engine.ts": ["exports", "types"], // POLLING_INTERVAL_SECONDS, transactionDb; JobHandler
-    "src/jobs/jobs.upgrade.ts": ["exports", "types"], // PG_BOSS_10_SCHEMA_VERSION, constructionScript; Session
-  },
   // system programs the fault and patch tests run, not npm packages
   ignoreBinaries: ["redis-server", "sha256sum"],
 };

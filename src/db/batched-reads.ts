@@ -1,5 +1,5 @@
 /**
- * By-id reads batched across concurrent requests (issue #17): under load, the reads asked for in one
+ * By-id reads batched across concurrent requests: under load, the reads asked for in one
  * turn of the event loop, from every request and every client, become one statement per shape
  * (`WHERE (client_id, id) IN (…)`) instead of one query each. One statement for all clients, not
  * one per client: with five clients reading at random a per-client split left ~1.7 reads a batch.
@@ -25,7 +25,7 @@ export type OwnedRow = { id: string; clientId: string };
 /** A read-only statement on the database's own connection, rows as arrays of column values. */
 export type RawRows = (sql: string, params: unknown[]) => Promise<unknown[][]>;
 /** What a loader reads through: the Prisma client, and its connection for plain statements. */
-export type BatchSource = { db: Record<string, unknown>; rows: RawRows | null };
+type BatchSource = { db: Record<string, unknown>; rows: RawRows | null };
 /** The rows of these ids per client (client id → ids), all in one go; each row carries id and clientId. */
 export type BatchLoad = (wanted: Map<string, string[]>, source: BatchSource) => Promise<OwnedRow[]>;
 
@@ -73,7 +73,7 @@ function flush(batcher: Batcher) {
   const groups = [...batcher.groups.values()];
   // a new Map, not `clear()`: V8's cleared table keeps a pointer to its successor, and a long-lived
   // Map cleared every batch became a chain that kept every batch's waiters (each request's state)
-  // alive through minor GCs until a mark-compact (bench/RESULTS-archive.md, sixth session)
+  // alive through minor GCs until a mark-compact
   batcher.groups = new Map();
   batcher.scheduled = false;
   for (const group of groups) void answer(batcher.source, group);

@@ -50,10 +50,8 @@ const POOL_TIMEOUTS = { connectionTimeoutMillis: 5_000, keepAlive: true, Client:
  * reasons:
  * - A closure wrapped around each query's callback (what `query_timeout` does, and what this
  *   client's error observer did) made every query's result outlive minor GCs, for reasons inside
- *   V8 not pinned down here. bench/db-promotion.ts: 8 KiB promoted to old space per scavenge
- *   without it, ~3.5 MiB with it, and scavenges of 9 ms instead of ~1. Under the bench's users page
- *   it was a third of all that was promoted, each promotion bringing the next mark-compact nearer
- *   (bench/RESULTS-archive.md, sixth session).
+ *   V8 not pinned down here, so every result was promoted to old space and brought the next
+ *   mark-compact nearer (bench/db-promotion.ts measures it; docs/performance.md has the figures).
  * - On a timeout `query_timeout` answered the query at once but kept the connection waiting for the
  *   server, so what was queued behind it (Prisma's ROLLBACK) waited out a second timeout.
  * One timer per connection, refreshed rather than created per query, watches for progress instead.
@@ -76,7 +74,7 @@ export function watchedClient(): typeof pg.Client {
         if (this.#watchdog) this.#watchdog.refresh();
         else this.#watchdog = setTimeout(() => this.#check(), 1_000).unref();
         // a promise asked for (adapter-pg, inside transactions): pg would make the Query, then set its
-        // callback, and that kept every result past minor GCs (1.9 MiB a scavenge, bench/db-promotion.ts);
+        // callback, and that kept every result past minor GCs (bench/db-promotion.ts);
         // a callback handed to the Query as it is made keeps nothing
         if (args.length === 1 && typeof (args[0] as { submit?: unknown }).submit !== "function") {
           return new Promise((resolve, reject) => { query(args[0], undefined, (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result))); });
@@ -186,7 +184,7 @@ export async function claimDataDir(dataDir: string) {
 }
 
 /** The embedded database under its DATA_DIR's lock (taken here unless handed over), and the lock's release. */
-export async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
   const given = handedOver.get(dataDir);
   handedOver.delete(dataDir);
   const release = given?.release ?? (isMemoryDir(dataDir) ? async () => {} : await claimDataDir(dataDir));

@@ -1,9 +1,8 @@
 /**
  * The write path's inserts of rows nobody reads back (audit entries, outbox events, queued check
- * runs) as one plain statement, sent with the rest of the write (db/statement.ts). Prisma's client never caches the plan of `createMany` or
- * `createManyAndReturn` (it skips its plan cache for them): each call compiled its query again in
- * WebAssembly, ~1.3 ms of CPU against ~0.6 ms for a cached `create` and ~0.2 ms for a plain statement
- * (issue #17, measured on the bench host). A created user and its checks took three of them.
+ * runs) as one plain statement, sent with the rest of the write (db/statement.ts). Prisma's client
+ * never caches the plan of `createMany` or `createManyAndReturn` (it skips its plan cache for them):
+ * each call compiled its query again in WebAssembly, several times the cost of a plain statement.
  *
  * The rows travel as one jsonb parameter, so the statement's text is the same for any number of
  * rows. The caller gives every column, ids and timestamps included, made here as Prisma makes them

@@ -1,5 +1,5 @@
 /**
- * Migrations without Prisma's schema engine in the serving process: its WebAssembly (31–43 MB) is
+ * Migrations without Prisma's schema engine in the serving process: its WebAssembly (tens of MB) is
  * never given back once loaded, so `npm start` applies pending migrations in a
  * short-lived child process (migrate-child.ts) before it opens the database, and the server itself
  * only checks that every migration is recorded, which loads nothing. An in-memory PGlite, which no

@@ -8,8 +8,8 @@
 import { GraphQLError, type ASTNode } from "graphql";
 
 /** seconds a caller is asked to wait: about what a PostgreSQL restart or failover takes */
-export const RETRY_AFTER_SECONDS = 5;
-export const UNAVAILABLE_DETAIL = "The database is unavailable; retry shortly.";
+const RETRY_AFTER_SECONDS = 5;
+const UNAVAILABLE_DETAIL = "The database is unavailable; retry shortly.";
 
 /** Prisma's codes for a server it cannot reach or that went away (P1xxx), a pool or transaction wait that ran out, too many connections */
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1011", "P1017", "P2024", "P2037"]);

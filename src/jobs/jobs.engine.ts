@@ -18,7 +18,7 @@ import type { Tx } from "../db/transaction.js";
 import type { Logger } from "../lib/logger.js";
 import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool } from "./jobs.upgrade.js";
 
-export type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
+type JobHandler<T> = (jobs: Job<T>[]) => Promise<unknown>;
 
 export type JobSpec<T = unknown> = {
   name: string;
@@ -75,7 +75,7 @@ function onceEach(items: JobItem[]) {
 export const bossSchemaFor = (schema?: string) => (schema ? `${schema}_boss` : "pgboss");
 
 /** Idle polling of one worked queue; pg-boss's minimum is 0.5 s. */
-export const POLLING_INTERVAL_SECONDS = 2;
+const POLLING_INTERVAL_SECONDS = 2;
 
 export function createJobs(database: Pick<Database, "pglite" | "server">, logger: Logger, options: EngineOptions = {}) {
   const schema = database.pglite ? bossSchemaFor() : bossSchemaFor(database.server!.schema);
@@ -217,7 +217,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
  * pg-boss's statements through an open Prisma interactive transaction. Objects (job data) go as
  * JSON text, undefined as null, as node-postgres would send them.
  */
-export function transactionDb(tx: Tx): Db {
+function transactionDb(tx: Tx): Db {
   return {
     executeSql: async (text, values = []) => {
       const params = values.map((v: unknown) => (v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v));

@@ -15,11 +15,11 @@ import type pg from "pg";
 import { getConstructionPlans } from "pg-boss";
 
 /** pg-boss 10's schema version: the one 12 cannot migrate. */
-export const PG_BOSS_10_SCHEMA_VERSION = 24;
+const PG_BOSS_10_SCHEMA_VERSION = 24;
 
 type Rows = { rows: Record<string, unknown>[] };
 /** One open transaction: statements with parameters, and scripts of several statements without. */
-export type Session = { query(text: string, values?: unknown[]): Promise<Rows>; script(text: string): Promise<unknown> };
+type Session = { query(text: string, values?: unknown[]): Promise<Rows>; script(text: string): Promise<unknown> };
 export type Upgrade = {
   /** one statement on its own (outside any transaction) */
   query(text: string, values?: unknown[]): Promise<Rows>;
@@ -90,7 +90,7 @@ const exists = async (db: Pick<Session, "query">, table: string) => (await db.qu
  * pg-boss's own script that creates its schema, without the BEGIN and COMMIT around it so that it
  * runs inside the upgrade's transaction (its COMMIT would commit the rename on its own).
  */
-export function constructionScript(schema: string) {
+function constructionScript(schema: string) {
   const plan = getConstructionPlans(schema).trim();
   const body = plan.replace(/^BEGIN;/, "").replace(/COMMIT;$/, "");
   if (body.length !== plan.length - "BEGIN;".length - "COMMIT;".length) throw new Error("pg-boss's construction plan is no longer one BEGIN … COMMIT script: the pg-boss 10 upgrade needs a look");

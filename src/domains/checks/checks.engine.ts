@@ -18,7 +18,7 @@ import type { CheckSubject, Providers } from "./checks.providers.js";
 import { readUserById } from "../users/users.reads.js";
 import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
 
-export const CHECK_RUN_JOB = "checks.run";
+const CHECK_RUN_JOB = "checks.run";
 
 const insertRuns = rowInserter<CheckRun>("check_runs", {
   id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", userId: "user_id uuid", type: `type "CheckType"`,
@@ -49,7 +49,7 @@ export function queueFreshChecks(effects: Effects, target: { clientId: string; u
 }
 
 /** A run as events and webhooks show it (REST names). */
-export const checkView = (run: CheckRun) => ({
+const checkView = (run: CheckRun) => ({
   check_id: run.id, type: run.type, status: run.status, trigger: run.trigger, result: run.result, decided_by: run.decidedBy,
   created_at: run.createdAt.toISOString(), completed_at: run.completedAt?.toISOString() ?? null,
 });
@@ -67,7 +67,7 @@ const MOVE_USERS = `update users u set status = m.status, kyc_status = m.kyc_sta
   where u.id = m.id`;
 
 /** The user's state in events: what moved, never personal data (the consumer reads the user for that). */
-export const userView = (u: Omit<UserState, "version">) => ({
+const userView = (u: Omit<UserState, "version">) => ({
   user_id: u.id, external_id: u.externalId, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, updated_at: u.updatedAt.toISOString(),
 });
 
@@ -89,7 +89,7 @@ type AssessedRun = Pick<CheckRun, "userId" | "id" | "type" | "status" | "result"
  * run's event, then user.status.updated / user.risk_level.updated for what moved. Three statements
  * however many users: their state under lock, their assessed runs, the moves.
  */
-export async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, UserState>> {
+async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, UserState>> {
   const { tx } = write;
   const ids = [...new Set(done.map((run) => run.userId))];
   // the rows are locked as they are read: a verification or a closing committed meanwhile is seen, never overwritten

@@ -8,8 +8,8 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
 
 /** `user`: the user's state after the change, in REST's names (webhooks and `GET /v2/events` send it as is). */
-export type UserStatusEvent = { userId: string; status: string; previousStatus: string; user?: Record<string, unknown> };
-export type RiskLevelEvent = { userId: string; riskLevel: string | null; previousRiskLevel: string | null; riskScore: number | null; user?: Record<string, unknown> };
+type UserStatusEvent = { userId: string; status: string; previousStatus: string; user?: Record<string, unknown> };
+type RiskLevelEvent = { userId: string; riskLevel: string | null; previousRiskLevel: string | null; riskScore: number | null; user?: Record<string, unknown> };
 /** The webhook payload `{user_id, check, user}`: the run and the user in REST's names. */
 export type CheckEvent = { userId: string; check: { check_id: string; type: string } & Record<string, unknown>; user: Record<string, unknown> };
 
