@@ -28,7 +28,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rows = (process.env.BENCH_ROWS ?? "rest,graphql,list").split(",").map(rowNamed);
 
 type Variant = { name: string; kind: "all" | "flags" | "patches"; flags: string[]; off?: () => void; on?: () => void };
-const gitApply = (...args: string[]) => () => { execFileSync("git", ["apply", ...args], { cwd: root }); };
+const gitApply =
+  (...args: string[]) =>
+  () => {
+    execFileSync("git", ["apply", ...args], { cwd: root });
+  };
 const patches = readdirSync(path.join(root, "patches")).filter((f) => f.endsWith(".patch"));
 const variants: Variant[] = [
   { name: "all on", kind: "all", flags },
@@ -44,7 +48,9 @@ if (pglite) {
   dataDir = mkdtempSync(path.join(tmpdir(), "og-adaptations-"));
   Object.assign(env, { DATABASE_URL: "", DATABASE_SCHEMA: "", DATA_DIR: dataDir });
 }
-process.on("exit", () => { if (dataDir) rmSync(dataDir, { recursive: true, force: true }); });
+process.on("exit", () => {
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
 
 async function stop(app: Server) {
   const exited = new Promise((resolve) => app.child.once("exit", resolve));
@@ -68,7 +74,9 @@ async function measure(variant: Variant, seeded: Awaited<ReturnType<typeof seed>
     into.pause.push(Math.max(0, ...Object.values(gc).map((p) => p.maxMs)));
     into.peak.push(Math.round(statusKiB(app.child.pid!, "VmHWM") / 1024));
     console.error(`${variant.name}: CPU µs/req ${cpu.map(Math.round).join(" / ")}`);
-  } finally { await stop(app); }
+  } finally {
+    await stop(app);
+  }
 }
 
 build();
@@ -78,10 +86,16 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const variant of chosen) {
       variant.off?.();
-      try { await measure(variant, seeded, results.get(variant.name)!); } finally { variant.on?.(); }
+      try {
+        await measure(variant, seeded, results.get(variant.name)!);
+      } finally {
+        variant.on?.();
+      }
     }
   }
-} finally { if (!pglite) await dropSchema(); }
+} finally {
+  if (!pglite) await dropSchema();
+}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const base = results.get("all on")!;
@@ -92,11 +106,18 @@ const cell = (values: number[], against?: number[]) => {
   const change = (median(values) / median(against) - 1) * 100;
   return `${range}, ${change >= 0 ? "+" : ""}${change.toFixed(0)} %`;
 };
-console.log(`\n${pglite ? "embedded PGlite" : "PostgreSQL"}, node ${process.version}, ${rounds} rounds of ${seconds} s a row; median (min–max), change of the median against all on\n`);
+console.log(
+  `\n${pglite ? "embedded PGlite" : "PostgreSQL"}, node ${process.version}, ${rounds} rounds of ${seconds} s a row; median (min–max), change of the median against all on\n`,
+);
 console.log(`| variant | ${rows.map((r) => `${r.name} CPU µs/req`).join(" | ")} | longest GC pause, ms | peak RSS, MiB |`);
 console.log(`|---|${rows.map(() => "---|").join("")}---|---|`);
 for (const [name, r] of results) {
   const against = name === "all on" ? undefined : base;
-  const cpu = rows.map((_, i) => cell(r.cpu.map((c) => c[i]), against?.cpu.map((c) => c[i])));
+  const cpu = rows.map((_, i) =>
+    cell(
+      r.cpu.map((c) => c[i]),
+      against?.cpu.map((c) => c[i]),
+    ),
+  );
   console.log(`| ${name} | ${cpu.join(" | ")} | ${cell(r.pause, against?.pause)} | ${cell(r.peak, against?.peak)} |`);
 }

@@ -32,12 +32,20 @@ else {
     console.log("| reads through | promoted per scavenge, KiB | scavenge pause, ms |\n|---|---|---|");
     // BENCH_MODES=prisma,prisma-tx: only those
     for (const mode of MODES.filter((m) => !process.env.BENCH_MODES || process.env.BENCH_MODES.split(",").includes(m))) {
-      const trace = execFileSync(process.execPath, ["--import", "tsx", "--trace-gc", "--trace-gc-nvp", import.meta.filename, mode, schema], { encoding: "utf8", env: { ...process.env, BENCH_DATABASE_URL: databaseUrl } });
-      const lines = trace.split("\n").slice(trace.split("\n").indexOf("measured")).filter((l) => l.includes("gc=s "));
+      const trace = execFileSync(process.execPath, ["--import", "tsx", "--trace-gc", "--trace-gc-nvp", import.meta.filename, mode, schema], {
+        encoding: "utf8",
+        env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+      });
+      const lines = trace
+        .split("\n")
+        .slice(trace.split("\n").indexOf("measured"))
+        .filter((l) => l.includes("gc=s "));
       const mean = (field: string) => lines.reduce((sum, l) => sum + Number(new RegExp(` ${field}=([\\d.]+)`).exec(l)![1]), 0) / Math.max(lines.length, 1);
       console.log(`| ${mode} | ${Math.round(mean("promoted") / 1024)} | ${mean("pause").toFixed(1)} |`);
     }
-  } finally { await dropSchema(); }
+  } finally {
+    await dropSchema();
+  }
 }
 
 /** in the child: reads for 6 s after a warm-up; "measured" marks where the trace counts from */
@@ -57,16 +65,22 @@ async function measure(mode: Mode, seeded: string) {
   const Client = mode === "wrapped" ? Wrapped : mode === "app-pool" ? watchedClient() : pg.Client;
   const pool = new pg.Pool({ connectionString: databaseUrl, Client });
   const db = mode.startsWith("prisma") ? await createDb({ databaseUrl, databaseSchema: seeded, dataDir: "" }) : null;
-  const read = () => (!db ? pool.query(sql)
-    : mode === "prisma-tx" ? db.prisma.$transaction((tx) => tx.$queryRawUnsafe(sql))
-    : mode === "prisma-model" ? db.prisma.user.findMany({ select: { id: true, status: true }, take: 100 })
-    : mode === "prisma-in" ? db.prisma.document.findMany({ select: { id: true, userId: true }, where: { userId: { in: ten } } })
-    : mode === "prisma-relation" ? db.prisma.user.findMany({ select: { id: true, status: true, documents: { select: { id: true } } }, take: 100 })
-    : db.prisma.$queryRawUnsafe(sql));
+  const read = () =>
+    !db
+      ? pool.query(sql)
+      : mode === "prisma-tx"
+        ? db.prisma.$transaction((tx) => tx.$queryRawUnsafe(sql))
+        : mode === "prisma-model"
+          ? db.prisma.user.findMany({ select: { id: true, status: true }, take: 100 })
+          : mode === "prisma-in"
+            ? db.prisma.document.findMany({ select: { id: true, userId: true }, where: { userId: { in: ten } } })
+            : mode === "prisma-relation"
+              ? db.prisma.user.findMany({ select: { id: true, status: true, documents: { select: { id: true } } }, take: 100 })
+              : db.prisma.$queryRawUnsafe(sql);
   const ten = mode === "prisma-in" ? (await db!.prisma.user.findMany({ select: { id: true }, take: 10 })).map((u) => u.id) : [];
   for (let i = 0; i < 300; i++) await read();
   console.log("measured");
-  for (const end = Date.now() + 6_000; Date.now() < end;) {
+  for (const end = Date.now() + 6_000; Date.now() < end; ) {
     await read();
     await new Promise((resolve) => setTimeout(resolve, 2));
   }

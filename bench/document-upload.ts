@@ -26,7 +26,10 @@ const PDF = Buffer.concat([Buffer.from(head), randomBytes(SIZE - head.length - t
 
 function spawn(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; info: { port: number; apiKey: string; userId: string } }> {
   const child = fork(path.join(import.meta.dirname, "serve-app.ts"), { env, execArgv: ["--import", "tsx"] });
-  return new Promise((resolve, reject) => { child.once("message", (info) => resolve({ child, info: info as never })); child.once("exit", reject); });
+  return new Promise((resolve, reject) => {
+    child.once("message", (info) => resolve({ child, info: info as never }));
+    child.once("exit", reject);
+  });
 }
 
 const stats = (ms: number[]) => {
@@ -52,8 +55,14 @@ async function measure(title: string, env: NodeJS.ProcessEnv) {
   const url = `http://127.0.0.1:${info.port}`;
   const auth = { authorization: `Bearer ${info.apiKey}` };
   const load = autocannon({ url: `${url}/v2/users/${info.userId}`, headers: auth, connections: background, duration: 3600 });
-  const restBody = JSON.stringify({ user_id: info.userId, document_type: "PROOF_OF_ADDRESS", file: { file_name: "bill.pdf", content_base64: PDF.toString("base64") } });
-  const rest = await timed(uploads, () => fetch(`${url}/v2/users/authentications/documents`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: restBody }));
+  const restBody = JSON.stringify({
+    user_id: info.userId,
+    document_type: "PROOF_OF_ADDRESS",
+    file: { file_name: "bill.pdf", content_base64: PDF.toString("base64") },
+  });
+  const rest = await timed(uploads, () =>
+    fetch(`${url}/v2/users/authentications/documents`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: restBody }),
+  );
   const query = "mutation($input: UploadDocumentInput!) { uploadDocument(input: $input) { id } }";
   let lastId = "";
   const gql = await timed(uploads, async () => {
@@ -68,7 +77,18 @@ async function measure(title: string, env: NodeJS.ProcessEnv) {
   const download = await timed(uploads, () => fetch(`${url}/v2/users/authentications/documents/${lastId}/file`, { headers: auth }));
   (load as unknown as { stop(): void }).stop(); // the instance is a promise that also stops
   const background_rps = Math.round((await load).requests.average);
-  console.log(JSON.stringify({ title, bytes: SIZE, uploads, rest_upload_ms: rest, graphql_multipart_upload_ms: gql, download_ms: download, background_connections: background, background_rps }));
+  console.log(
+    JSON.stringify({
+      title,
+      bytes: SIZE,
+      uploads,
+      rest_upload_ms: rest,
+      graphql_multipart_upload_ms: gql,
+      download_ms: download,
+      background_connections: background,
+      background_rps,
+    }),
+  );
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
 }
@@ -80,7 +100,14 @@ await rm(dataDir, { recursive: true, force: true });
 for (const store of ["database", "file"]) {
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const dir = await mkdtemp(path.join(tmpdir(), "bench-docs-"));
-  await measure(`PostgreSQL, ${store} store`, { ...base, DATA_DIR: dir, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), DOCUMENT_STORE: store });
+  await measure(`PostgreSQL, ${store} store`, {
+    ...base,
+    DATA_DIR: dir,
+    DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    DOCUMENT_STORE: store,
+  });
   await rm(dir, { recursive: true, force: true });
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();

@@ -23,8 +23,16 @@ export const CLIENTS = 5;
 const TICK_US = 1e6 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 export const schema = `bench_${randomBytes(4).toString("hex")}`;
 export const env = {
-  ...process.env, DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-  NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info",
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  DATABASE_SCHEMA: schema,
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  NODE_ENV: "production",
+  REDIS_URL: "",
+  RATE_LIMIT_PER_MINUTE: "0",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  LOG_LEVEL: "info",
   // no seeded user has a sanctions screening, so the hourly pass (at :15) would queue 20,000 check runs
   // into whichever row ran then: the bench measures requests; a pass's cost is bench/screening.ts's
   PERIODIC_CHECKS_CRON: "off",
@@ -35,7 +43,9 @@ export const build = () => execFileSync(process.execPath, [path.join(root, "scri
 // a bench that fails half-way still drops its schema (the servers go with the process: see `servers`)
 process.once("uncaughtException", (error) => {
   console.error(error);
-  void dropSchema().catch(() => {}).finally(() => process.exit(1));
+  void dropSchema()
+    .catch(() => {})
+    .finally(() => process.exit(1));
 });
 
 export async function dropSchema() {
@@ -57,20 +67,44 @@ export async function seed({ dataDir = "" } = {}): Promise<{ byId: Target[]; byC
     const { apiKey: key, client } = await createApiClient(createTransact(db.prisma), { principal: OPERATOR }, { name: `bench ${c}`, mode: "SANDBOX" });
     byClient.push({ key, id: "" });
     const users = Array.from({ length: USERS / CLIENTS }, (_, n) => ({
-      clientId: client.id, firstName: `First${n}`, lastName: `Last${c}`, email: `u${n}@client${c}.example.com`, emailKey: `u${n}@client${c}.example.com`,
-      phoneNumber: `+6591${String(c * 100_000 + n).padStart(6, "0")}`, status: n % 3 ? "ACTIVE" as const : "PENDING" as const,
+      clientId: client.id,
+      firstName: `First${n}`,
+      lastName: `Last${c}`,
+      email: `u${n}@client${c}.example.com`,
+      emailKey: `u${n}@client${c}.example.com`,
+      phoneNumber: `+6591${String(c * 100_000 + n).padStart(6, "0")}`,
+      status: n % 3 ? ("ACTIVE" as const) : ("PENDING" as const),
       createdAt: new Date(Date.UTC(2026, 0, 1) + (c * USERS + n) * 60_000),
     }));
     const ids = (await db.prisma.user.createManyAndReturn({ data: users, select: { id: true } })).map((u) => u.id);
     for (const id of ids) byId.push({ key, id });
     // a document for every third user, a check run for every second: the list row resolves both relations
-    await db.prisma.document.createMany({ data: ids.filter((_, n) => n % 3 === 0).map((userId) => ({
-      clientId: client.id, userId, documentType: "PASSPORT" as const, issuingCountry: "SG", fileName: "passport.pdf",
-      mimeType: "application/pdf", sizeBytes: 1024, sha256: "0".repeat(64), documentNumberLast4: "1234",
-    })) });
-    await db.prisma.checkRun.createMany({ data: ids.filter((_, n) => n % 2 === 0).map((userId) => ({
-      clientId: client.id, userId, type: "KYC" as const, status: "CLEAR" as const, trigger: "VERIFICATION" as const,
-    })) });
+    await db.prisma.document.createMany({
+      data: ids
+        .filter((_, n) => n % 3 === 0)
+        .map((userId) => ({
+          clientId: client.id,
+          userId,
+          documentType: "PASSPORT" as const,
+          issuingCountry: "SG",
+          fileName: "passport.pdf",
+          mimeType: "application/pdf",
+          sizeBytes: 1024,
+          sha256: "0".repeat(64),
+          documentNumberLast4: "1234",
+        })),
+    });
+    await db.prisma.checkRun.createMany({
+      data: ids
+        .filter((_, n) => n % 2 === 0)
+        .map((userId) => ({
+          clientId: client.id,
+          userId,
+          type: "KYC" as const,
+          status: "CLEAR" as const,
+          trigger: "VERIFICATION" as const,
+        })),
+    });
   }
   // vacuumed now, or autovacuum visits the fresh tables during the first rows (on a 2-core machine)
   await db.prisma.$executeRawUnsafe("vacuum analyze");
@@ -85,19 +119,30 @@ async function waitForNone(sql: string, what: string): Promise<number> {
   const started = Date.now();
   try {
     for (;;) {
-      const { rows: [{ open }] } = await admin.query(sql);
+      const {
+        rows: [{ open }],
+      } = await admin.query(sql);
       if (open === 0) return (Date.now() - started) / 1000;
-      if (Date.now() - started > 300_000) { console.error(`${open} ${what} still open after 300 s: figures from this run count only until then`); return (Date.now() - started) / 1000; }
+      if (Date.now() - started > 300_000) {
+        console.error(`${open} ${what} still open after 300 s: figures from this run count only until then`);
+        return (Date.now() - started) / 1000;
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-  } finally { await admin.end(); }
+  } finally {
+    await admin.end();
+  }
 }
 
 /**
  * Waits until the app's job queue holds nothing due or running (the check runs a write row queued),
  * so that the next row is not measured while the last one's backlog is worked. Returns the seconds waited.
  */
-export const drainJobs = () => waitForNone(`select count(*)::int as open from "${bossSchemaFor(schema)}".job where state in ('created', 'retry', 'active') and start_after <= now()`, "jobs");
+export const drainJobs = () =>
+  waitForNone(
+    `select count(*)::int as open from "${bossSchemaFor(schema)}".job where state in ('created', 'retry', 'active') and start_after <= now()`,
+    "jobs",
+  );
 
 /**
  * Seconds from `startedAt` (epoch ms) until no check run is QUEUED or RUNNING: the seeded runs are
@@ -122,13 +167,17 @@ export function startFlags(): string[] {
 /** phases: the RSS (MiB) main.ts logged after imports, migrations and the app's build */
 /** every server this process started: killed when it exits, however it exits */
 const servers = new Set<ChildProcess>();
-process.on("exit", () => { for (const child of servers) child.kill("SIGTERM"); });
+process.on("exit", () => {
+  for (const child of servers) child.kill("SIGTERM");
+});
 
 export type Server = { child: ChildProcess; base: string; phases?: Record<string, number> };
 
 export function startApp(flags: string[], entry = "dist/src/main.js", loader: string[] = []): Promise<Server> {
   const child = fork(path.resolve(root, entry), {
-    cwd: root, env, stdio: ["ignore", "pipe", "pipe", "ipc"],
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
     execArgv: [...flags, ...loader, "--expose-gc", "--import", path.join(import.meta.dirname, "server-probe.mjs")],
   });
   servers.add(child);
@@ -140,7 +189,11 @@ export function startApp(flags: string[], entry = "dist/src/main.js", loader: st
       if (!m) return;
       // from here on its output is drained unread, or written to BENCH_APP_OUTPUT (with --trace-gc, say)
       const keep = process.env.BENCH_APP_OUTPUT ? createWriteStream(process.env.BENCH_APP_OUTPUT) : null;
-      for (const stream of [child.stdout!, child.stderr!]) { stream.off("data", onData); if (keep) stream.pipe(keep, { end: false }); else stream.resume(); }
+      for (const stream of [child.stdout!, child.stderr!]) {
+        stream.off("data", onData);
+        if (keep) stream.pipe(keep, { end: false });
+        else stream.resume();
+      }
       const phases = /"rss_mib":(\{[^}]*\})/.exec(out);
       resolve({ child, base: `http://127.0.0.1:${m[1]}`, phases: phases ? JSON.parse(phases[1]) : {} });
     };
@@ -162,7 +215,10 @@ export function startRaw(): Promise<Server> {
 export function runLoad(load: Load): Promise<LoadResult> {
   const child = fork(path.join(import.meta.dirname, "load-worker.ts"), { execArgv: ["--import", "tsx"] });
   child.send(load);
-  return new Promise((resolve, reject) => { child.once("message", (m) => resolve(m as LoadResult)); child.once("exit", (code) => code && reject(new Error(`load exited ${code}`))); });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m) => resolve(m as LoadResult));
+    child.once("exit", (code) => code && reject(new Error(`load exited ${code}`)));
+  });
 }
 
 /** user + system CPU time of a process so far, µs */
@@ -191,7 +247,8 @@ export async function measured(server: Server, load: Omit<Load, "base">, { drain
  * changed over the time until their runs settled (a write whose checks are still queued is not yet
  * served, and half its request rate would still overload the server); else its requests' rate.
  */
-export const sustainedRate = (run: LoadResult & { settled?: number }, seconds: number) => (run.settled === undefined ? run.requests / seconds : run.ok / run.settled);
+export const sustainedRate = (run: LoadResult & { settled?: number }, seconds: number) =>
+  run.settled === undefined ? run.requests / seconds : run.ok / run.settled;
 
 export function gcMemory(app: Server): Promise<NodeJS.MemoryUsage> {
   app.child.send("gc");
@@ -209,7 +266,12 @@ export function loopDelay(app: Server): Promise<{ p50: number; p99: number; max:
 export async function check(server: Server, load: Omit<Load, "base" | "connections" | "seconds">) {
   const { key, id } = load.targets[0];
   const fill = (text: string) => text.replaceAll("{id}", id).replaceAll("{n}", `check-${Date.now()}`);
-  const res = await fetch(server.base + fill(load.path), { method: load.method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: load.body && fill(load.body) });
+  const res = await fetch(server.base + fill(load.path), {
+    method: load.method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: load.body && fill(load.body),
+  });
   const text = await res.text();
-  if (!res.ok || (JSON.parse(text) as { errors?: unknown }).errors) throw new Error(`${load.method} ${load.path} answered ${res.status}: ${text.slice(0, 500)}`);
+  if (!res.ok || (JSON.parse(text) as { errors?: unknown }).errors)
+    throw new Error(`${load.method} ${load.path} answered ${res.status}: ${text.slice(0, 500)}`);
 }

@@ -23,7 +23,10 @@ export async function summariseMapLog(file: string, fromMs: number, top = 25) {
     } else if (line.startsWith("code-move,")) {
       const [, from, to] = line.split(",");
       const moved = code.get(Number(from));
-      if (moved) { code.delete(Number(from)); code.set(Number(to), moved); }
+      if (moved) {
+        code.delete(Number(from));
+        code.set(Number(to), moved);
+      }
     } else if (line.startsWith("map,")) {
       const [, kind, time, , , pc, row, column, reason, ...name] = line.split(",");
       const why = [reason, name.join(",")].filter(Boolean).join("; ");
@@ -32,8 +35,16 @@ export async function summariseMapLog(file: string, fromMs: number, top = 25) {
   }
   const starts = [...code.keys()].sort((a, b) => a - b);
   const functionAt = (pc: number) => {
-    let lo = 0, hi = starts.length - 1, found = -1;
-    while (lo <= hi) { const mid = (lo + hi) >> 1; if (starts[mid] <= pc) { found = mid; lo = mid + 1; } else hi = mid - 1; }
+    let lo = 0,
+      hi = starts.length - 1,
+      found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] <= pc) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
     const entry = found < 0 ? undefined : code.get(starts[found]);
     return entry && pc < starts[found] + entry.size ? entry.name.replace(/file:\/\/|[^ ]*\/node_modules\/|[^ ]*\/dist\/src\//g, "") : "(builtin)";
   };

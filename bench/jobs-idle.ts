@@ -13,20 +13,30 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 
 async function measure(backend: "pglite" | "postgres") {
   const schema = `bench_${randomBytes(4).toString("hex")}`;
-  const env = backend === "postgres"
-    ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex") }
-    : { DATA_DIR: "memory://" };
+  const env =
+    backend === "postgres"
+      ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex") }
+      : { DATA_DIR: "memory://" };
   const app = await buildApp(loadConfig({ NODE_ENV: "test", ...env }));
   const db = app.services.jobs.boss.getDb() as { executeSql: (...a: unknown[]) => Promise<unknown> };
   let bossCalls = 0;
   const execute = db.executeSql.bind(db);
-  db.executeSql = (...a) => { bossCalls++; return execute(...a); };
+  db.executeSql = (...a) => {
+    bossCalls++;
+    return execute(...a);
+  };
   await new Promise((r) => setTimeout(r, 3_000)); // start-up work settles
   bossCalls = 0;
   const cpu = process.cpuUsage();
   const { queries } = await app.database.countQueries(() => new Promise((r) => setTimeout(r, seconds * 1000)));
   const used = process.cpuUsage(cpu);
-  const row = { backend, seconds, boss_sql_per_s: +(bossCalls / seconds).toFixed(2), prisma_queries: queries.length, cpu_percent_of_core: +(((used.user + used.system) / 1e6 / seconds) * 100).toFixed(2) };
+  const row = {
+    backend,
+    seconds,
+    boss_sql_per_s: +(bossCalls / seconds).toFixed(2),
+    prisma_queries: queries.length,
+    cpu_percent_of_core: +(((used.user + used.system) / 1e6 / seconds) * 100).toFixed(2),
+  };
   console.log(JSON.stringify(row));
   await app.stop();
   if (backend === "postgres") {

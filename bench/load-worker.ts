@@ -37,7 +37,17 @@ export type Load = {
  * request could go out (epoch ms), what a write's settled rate counts from; `loopMaxMs`: the open
  * loop's own event-loop delay, the most it may have added to a latency
  */
-export type LoadResult = { requests: number; ok: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; startedAt: number; loopMaxMs?: number };
+export type LoadResult = {
+  requests: number;
+  ok: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  startedAt: number;
+  loopMaxMs?: number;
+};
 
 let n = 0;
 const fill = (text: string, id: string) => text.replaceAll("{id}", id).replaceAll("{n}", `${process.pid}-${n}`);
@@ -49,7 +59,10 @@ function drawTarget(load: Load) {
   if (!load.distinct) return load.targets[random(load.targets.length)];
   if (!deck.length) {
     deck = [...load.targets];
-    for (let i = deck.length - 1; i > 0; i--) { const j = random(i + 1); [deck[i], deck[j]] = [deck[j], deck[i]]; }
+    for (let i = deck.length - 1; i > 0; i--) {
+      const j = random(i + 1);
+      [deck[i], deck[j]] = [deck[j], deck[i]];
+    }
   }
   return deck.pop()!;
 }
@@ -59,7 +72,8 @@ function drawRequest(load: Load) {
   const target = drawTarget(load);
   n += 1;
   return {
-    path: fill(load.path, target.id), body: load.body ? fill(load.body, target.id) : undefined,
+    path: fill(load.path, target.id),
+    body: load.body ? fill(load.body, target.id) : undefined,
     headers: { authorization: `Bearer ${target.key}`, "content-type": "application/json" },
   };
 }
@@ -91,7 +105,9 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
     due = 0;
     busy = false;
     stopped = false;
-    constructor() { this.connect(); }
+    constructor() {
+      this.connect();
+    }
     /** a socket the server closed (keep-alive timeout) is opened again; a request it held is an error */
     connect() {
       this.socket = net.connect(Number(port), hostname);
@@ -101,7 +117,11 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
       this.socket.on("close", () => {
         if (this.stopped) return;
         this.buffer = Buffer.alloc(0);
-        if (this.busy) { errors += 1; this.busy = false; this.next(); }
+        if (this.busy) {
+          errors += 1;
+          this.busy = false;
+          this.next();
+        }
         this.connect();
       });
     }
@@ -110,7 +130,11 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
       if (due === undefined) idle.push(this);
       else this.send(due);
     }
-    send(due: number) { this.due = due; this.busy = true; this.socket.write(requestBytes()); }
+    send(due: number) {
+      this.due = due;
+      this.busy = true;
+      this.socket.write(requestBytes());
+    }
     /** one whole answer (content-length or chunked) ends the request in flight */
     read(chunk: Buffer) {
       this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
@@ -152,11 +176,24 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
       const waitFor = setInterval(() => {
         if (latencies.length + non2xx + errors < sent && performance.now() < end + 10_000) return;
         clearInterval(waitFor);
-        for (const conn of all) { conn.stopped = true; conn.socket.destroy(); }
+        for (const conn of all) {
+          conn.stopped = true;
+          conn.socket.destroy();
+        }
         latencies.sort((a, b) => a - b);
         const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
         delay.disable();
-        resolve({ requests: latencies.length, ok: latencies.length, startedAt, rps: latencies.length / load.seconds, p50: at(0.5), p99: at(0.99), errors: sent - latencies.length - non2xx, non2xx, loopMaxMs: Math.max(0, Math.round((delay.max / 1e6 - 1) * 10) / 10) }); // beyond the 1 ms tick itself
+        resolve({
+          requests: latencies.length,
+          ok: latencies.length,
+          startedAt,
+          rps: latencies.length / load.seconds,
+          p50: at(0.5),
+          p99: at(0.99),
+          errors: sent - latencies.length - non2xx,
+          non2xx,
+          loopMaxMs: Math.max(0, Math.round((delay.max / 1e6 - 1) * 10) / 10),
+        }); // beyond the 1 ms tick itself
       }, 50);
     }, 1);
   });
@@ -170,18 +207,28 @@ process.once("message", async (load: Load) => {
   }
   const startedAt = Date.now();
   const result = await autocannon({
-    url: load.base, connections: load.connections, duration: load.seconds,
-    requests: [{
-      method: load.method,
-      setupRequest(request) {
-        const { path, body, headers } = drawRequest(load);
-        return { ...request, path, headers, ...(body === undefined ? {} : { body }) };
+    url: load.base,
+    connections: load.connections,
+    duration: load.seconds,
+    requests: [
+      {
+        method: load.method,
+        setupRequest(request) {
+          const { path, body, headers } = drawRequest(load);
+          return { ...request, path, headers, ...(body === undefined ? {} : { body }) };
+        },
       },
-    }],
+    ],
   });
   const answer: LoadResult = {
-    requests: result.requests.total, ok: result["2xx"], startedAt, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
-    errors: result.errors + result.timeouts, non2xx: result.non2xx,
+    requests: result.requests.total,
+    ok: result["2xx"],
+    startedAt,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
   };
   process.send!(answer, () => process.exit(0));
 });

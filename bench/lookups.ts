@@ -17,9 +17,48 @@ import autocannon from "autocannon";
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const branches = Number(process.env.BENCH_BRANCHES ?? 100_000);
-const CITIES = ["Mumbai", "Delhi", "Bengaluru", "Hyderabad", "Ahmedabad", "Chennai", "Kolkata", "Pune", "Jaipur", "Lucknow", "Kanpur", "Nagpur", "Indore",
-  "Thane", "Bhopal", "Visakhapatnam", "Patna", "Vadodara", "Ghaziabad", "Ludhiana", "Agra", "Nashik", "Faridabad", "Meerut", "Rajkot", "Varanasi",
-  "Srinagar", "Aurangabad", "Dhanbad", "Amritsar", "Allahabad", "Ranchi", "Howrah", "Coimbatore", "Jabalpur", "Gwalior", "Vijayawada", "Jodhpur", "Madurai", "Raipur"];
+const CITIES = [
+  "Mumbai",
+  "Delhi",
+  "Bengaluru",
+  "Hyderabad",
+  "Ahmedabad",
+  "Chennai",
+  "Kolkata",
+  "Pune",
+  "Jaipur",
+  "Lucknow",
+  "Kanpur",
+  "Nagpur",
+  "Indore",
+  "Thane",
+  "Bhopal",
+  "Visakhapatnam",
+  "Patna",
+  "Vadodara",
+  "Ghaziabad",
+  "Ludhiana",
+  "Agra",
+  "Nashik",
+  "Faridabad",
+  "Meerut",
+  "Rajkot",
+  "Varanasi",
+  "Srinagar",
+  "Aurangabad",
+  "Dhanbad",
+  "Amritsar",
+  "Allahabad",
+  "Ranchi",
+  "Howrah",
+  "Coimbatore",
+  "Jabalpur",
+  "Gwalior",
+  "Vijayawada",
+  "Jodhpur",
+  "Madurai",
+  "Raipur",
+];
 
 if (process.env.BENCH_ROLE === "server") await serve();
 else await measure();
@@ -36,15 +75,28 @@ async function serve() {
   await loadShippedReferenceData(db);
   const started = Date.now();
   // a fifth in State Bank of India (the searched bank, as large as the real one), the rest spread over the other Indian banks
-  const banks = await db.receivingInstitution.findMany({ where: { countryCode: "IN", type: "BANK", status: "ACTIVE", id: { not: "in-sbin" } }, select: { id: true, name: true, localCode: true } });
+  const banks = await db.receivingInstitution.findMany({
+    where: { countryCode: "IN", type: "BANK", status: "ACTIVE", id: { not: "in-sbin" } },
+    select: { id: true, name: true, localCode: true },
+  });
   const sbi = await db.receivingInstitution.findUniqueOrThrow({ where: { id: "in-sbin" }, select: { id: true, name: true, localCode: true } });
   const rows = Array.from({ length: branches }, (_, n) => {
     const bank = n < branches / 5 ? sbi : banks[n % banks.length];
     const city = CITIES[n % CITIES.length];
     const code = `${bank.localCode ?? "XXXX"}0S${String(n).padStart(5, "0")}`;
     const name = `${bank.name} ${city} ${n}`;
-    const address = `${n % 900 + 1} Station Road, ${city}`;
-    return { id: `${bank.id}-s${n}`, institutionId: bank.id, name, code, city, address, nameKey: searchKey(name), cityKey: searchKey(city), searchKey: searchKey(name, code, city, address) };
+    const address = `${(n % 900) + 1} Station Road, ${city}`;
+    return {
+      id: `${bank.id}-s${n}`,
+      institutionId: bank.id,
+      name,
+      code,
+      city,
+      address,
+      nameKey: searchKey(name),
+      cityKey: searchKey(city),
+      searchKey: searchKey(name, code, city, address),
+    };
   });
   for (let i = 0; i < rows.length; i += 5_000) await db.branch.createMany({ data: rows.slice(i, i + 5_000) });
   await db.receivingInstitution.updateMany({ where: { id: { in: [sbi.id, ...banks.map((b) => b.id)] } }, data: { hasBranches: true } });
@@ -53,7 +105,10 @@ async function serve() {
   const { apiKey } = await createApiClient(app.services.transact, actor, { name: "bench", mode: "SANDBOX", scopes: ["lookups:read"] });
   const port = await app.start(0, "127.0.0.1");
   process.send?.({ port, apiKey, branches: await db.branch.count(), seedMs: Date.now() - started });
-  process.on("SIGTERM", async () => { await app.stop(); process.exit(0); });
+  process.on("SIGTERM", async () => {
+    await app.stop();
+    process.exit(0);
+  });
 }
 
 /** Parent: start the child, then each case gets a 2 s warm-up and a measured run. */
@@ -62,11 +117,21 @@ async function measure() {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? "";
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const env = {
-    ...process.env, BENCH_ROLE: "server", DATA_DIR: dataDir, DATABASE_URL: databaseUrl, DATABASE_SCHEMA: databaseUrl ? schema : "",
-    REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0", NODE_ENV: "production", ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    ...process.env,
+    BENCH_ROLE: "server",
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: databaseUrl ? schema : "",
+    REDIS_URL: "",
+    RATE_LIMIT_PER_MINUTE: "0",
+    NODE_ENV: "production",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
   };
   const child = fork(import.meta.filename, { env, execArgv: ["--import", "tsx"] });
-  const info = await new Promise<{ port: number; apiKey: string; branches: number; seedMs: number }>((resolve, reject) => { child.once("message", resolve as never); child.once("exit", reject); });
+  const info = await new Promise<{ port: number; apiKey: string; branches: number; seedMs: number }>((resolve, reject) => {
+    child.once("message", resolve as never);
+    child.once("exit", reject);
+  });
   console.log(JSON.stringify({ database: databaseUrl ? "PostgreSQL" : "PGlite", branches: info.branches, seedMs: info.seedMs, seconds, connections }));
   const base = `http://127.0.0.1:${info.port}`;
   const auth = { authorization: `Bearer ${info.apiKey}` };
@@ -74,9 +139,18 @@ async function measure() {
   const etag = (await fetch(currencies, { headers: auth })).headers.get("etag")!;
   // a repeated URL is answered from the shared cache; `fresh` cases make every request a new URL (a cache miss)
   const cases: [string, string, Record<string, string>, fresh?: boolean][] = [
-    ["branch search, every request a new URL (cache miss)", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`, auth, true],
+    [
+      "branch search, every request a new URL (cache miss)",
+      `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`,
+      auth,
+      true,
+    ],
     ["currency list, every request a new URL (cache miss)", currencies, auth, true],
-    ["branch search (in-sbin, search=mumbai, 20 a page)", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`, auth],
+    [
+      "branch search (in-sbin, search=mumbai, 20 a page)",
+      `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20`,
+      auth,
+    ],
     ["branch search, page 10", `${base}/users/wallets/payouts/remittances/BANK/branches/in-sbin?search=mumbai&records_per_page=20&page=10`, auth],
     ["currency list (ACTIVE, 50 a page)", currencies, auth],
     ["currency list, If-None-Match → 304", currencies, { ...auth, "if-none-match": etag }],
@@ -87,7 +161,16 @@ async function measure() {
       const requests = fresh ? [{ setupRequest: (req: any) => ({ ...req, path: `${req.path}&n=${n++}` }) }] : undefined;
       await autocannon({ url, headers, duration: 2, connections, requests });
       const r = await autocannon({ url, headers, duration: seconds, connections, requests });
-      console.log(JSON.stringify({ title, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"] + r["3xx"], failed: r.errors + r["4xx"] + r["5xx"] }));
+      console.log(
+        JSON.stringify({
+          title,
+          rps: Math.round(r.requests.average),
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          ok: r["2xx"] + r["3xx"],
+          failed: r.errors + r["4xx"] + r["5xx"],
+        }),
+      );
     }
   } finally {
     // autocannon drops its sockets at the deadline; let the server finish what it already started

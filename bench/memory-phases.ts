@@ -42,7 +42,10 @@ for (const variant of variants) {
 }
 await dropSchema();
 console.log(`
-${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${seconds} s of each load, 32 connections.
+${os.cpus().length} cores, Node ${process.version}, load average ${os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" ")}; ${seconds} s of each load, 32 connections.
 
 | server | RSS after imports | after migrations | after app built | idle after GC: RSS / heap | peak RSS under load (VmHWM) | after GC: RSS / heap | REST reads req/s (CPU/req) | lists of 100 req/s (CPU/req) | errors |
 |---|---|---|---|---|---|---|---|---|---|

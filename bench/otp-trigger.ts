@@ -17,23 +17,43 @@ const total = Number(process.env.BENCH_TRIGGERS ?? 200);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 2);
 
 let mails = 0;
-const smtp = new SMTPServer({ authOptional: true, disabledCommands: ["STARTTLS", "AUTH"], logger: false, onData(stream, _s, done) { stream.resume().on("end", () => { mails++; done(); }); } });
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ["STARTTLS", "AUTH"],
+  logger: false,
+  onData(stream, _s, done) {
+    stream.resume().on("end", () => {
+      mails++;
+      done();
+    });
+  },
+});
 await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
 const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`;
 
 async function run(mode: "SANDBOX" | "LIVE") {
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const env = {
-    ...process.env, NODE_ENV: "production", REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0", ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-    BENCH_CLIENT_MODE: mode, SMTP_URL: smtpUrl,
+    ...process.env,
+    NODE_ENV: "production",
+    REDIS_URL: "",
+    RATE_LIMIT_PER_MINUTE: "0",
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    BENCH_CLIENT_MODE: mode,
+    SMTP_URL: smtpUrl,
     ...(pglite ? { DATABASE_URL: "", DATA_DIR: "memory://" } : { DATABASE_URL, DATABASE_SCHEMA: schema }),
   };
   const child = fork(path.join(import.meta.dirname, "serve-app.ts"), { env, execArgv: ["--import", "tsx"] });
-  const { port, apiKey } = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => { child.once("message", resolve as never); child.once("exit", reject); });
-  const call = (p: string, body?: unknown) => fetch(`http://127.0.0.1:${port}${p}`, {
-    method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const { port, apiKey } = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => {
+    child.once("message", resolve as never);
+    child.once("exit", reject);
+  });
+  const call = (p: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${port}${p}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
   const users: string[] = [];
   for (let i = 0; i < total + 10; i++) users.push((await call("/v2/users", { first_name: "B", last_name: "U", email: `b${i}@example.com` })).body.user_id);
   // the same load on a user read, for scale on a machine whose speed varies with its neighbours

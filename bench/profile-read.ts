@@ -19,7 +19,8 @@ import { mapLogFlags, summariseMapLog } from "./hidden-classes.js";
 import { build, drainJobs, dropSchema, loopDelay, measured, seed, startApp, startFlags, sustainedRate, type Server } from "./harness.js";
 import { rowNamed } from "./rows.js";
 
-if (/\.(cpu|heap)profile$/.test(process.argv[2] ?? "")) { // a profile written earlier: its summary again
+if (/\.(cpu|heap)profile$/.test(process.argv[2] ?? "")) {
+  // a profile written earlier: its summary again
   const profile = JSON.parse(readFileSync(process.argv[2]!, "utf8"));
   if (process.argv[2]!.endsWith(".heapprofile")) allocations(profile);
   else summarise(profile);
@@ -49,26 +50,37 @@ try {
   const kind = mapLog ? "none" : ["promoted", "allocated", "none"].includes(process.env.BENCH_PROFILE ?? "") ? process.env.BENCH_PROFILE! : "profile";
   if (kind !== "none") await ask(app, `${kind}-start`, "recording");
   await loopDelay(app); // after the recording started: starting the profiler stalls the loop ~200 ms itself
-  const mark = mapLog ? (await ask(app, "mark", "mark") as { mark: number }).mark : 0;
+  const mark = mapLog ? ((await ask(app, "mark", "mark")) as { mark: number }).mark : 0;
   // BENCH_SNAPSHOT_AT=4: a heap snapshot that many seconds into the measured run (what holds the heap under load)
-  const snapshot = process.env.BENCH_SNAPSHOT_AT ? new Promise((resolve) => setTimeout(() => resolve(ask(app, "snapshot", "snapshot")), Number(process.env.BENCH_SNAPSHOT_AT) * 1000)) : null;
+  const snapshot = process.env.BENCH_SNAPSHOT_AT
+    ? new Promise((resolve) => setTimeout(() => resolve(ask(app, "snapshot", "snapshot")), Number(process.env.BENCH_SNAPSHOT_AT) * 1000))
+    : null;
   const result = await measured(app, { ...load, seconds, rate }, { drain });
-  const file = kind === "none" ? "" : (await ask(app, `${kind}-stop`, "profile") as { profile: string }).profile;
+  const file = kind === "none" ? "" : ((await ask(app, `${kind}-stop`, "profile")) as { profile: string }).profile;
   if (snapshot) console.log(`heap snapshot: ${JSON.stringify(await snapshot)}`);
   const loop = await loopDelay(app);
-  console.log(`${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms (load generator's own loop max ${result.loopMaxMs ?? "-"} ms), ${Math.round(result.cpuUs)} µs CPU/req; loop lateness p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`);
+  console.log(
+    `${row.name}${rate ? ` at ${rate} req/s` : ""}: ${Math.round(result.rps)} req/s, p50 / p99 ${result.p50} / ${result.p99} ms (load generator's own loop max ${result.loopMaxMs ?? "-"} ms), ${Math.round(result.cpuUs)} µs CPU/req; loop lateness p99 / max ${loop.p99} / ${loop.max} ms; GC ${JSON.stringify(loop.gc)}`,
+  );
   if (kind === "profile") summarise(JSON.parse(readFileSync(file, "utf8")));
   else if (kind !== "none") allocations(JSON.parse(readFileSync(file, "utf8")));
   if (mapLog) await summariseMapLog(mapLog, mark);
   console.log(`profile: ${mapLog ?? file}`);
   app.child.kill("SIGTERM");
-} finally { await dropSchema(); }
+} finally {
+  await dropSchema();
+}
 
 /** sends `message`, resolves with the first answer that carries `key` */
 function ask(app: Server, message: string, key: string): Promise<unknown> {
   app.child.send(message);
   return new Promise((resolve) => {
-    const answer = (m: object) => { if (key in m) { app.child.off("message", answer); resolve(m); } };
+    const answer = (m: object) => {
+      if (key in m) {
+        app.child.off("message", answer);
+        resolve(m);
+      }
+    };
     app.child.on("message", answer);
   });
 }
@@ -77,14 +89,25 @@ type Node = { id: number; callFrame: { functionName: string; url: string; lineNu
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 
 function frameName(node: Node) {
-  return `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url.replace(/^file:\/\//, "").split("/").slice(-2).join("/")}:${node.callFrame.lineNumber}`;
+  return `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url
+    .replace(/^file:\/\//, "")
+    .split("/")
+    .slice(-2)
+    .join("/")}:${node.callFrame.lineNumber}`;
 }
 function packageOf(node: Node) {
   const url = node.callFrame.url.replace(/^file:\/\//, "");
-  return /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes("/dist/src/") ? `app:${url.split("/dist/src/")[1].split("/")[0]}` : url ? "node:" + path.basename(url) : node.callFrame.functionName);
+  return (
+    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1]
+    ?? (url.includes("/dist/src/") ? `app:${url.split("/dist/src/")[1].split("/")[0]}` : url ? "node:" + path.basename(url) : node.callFrame.functionName)
+  );
 }
 function top(m: Map<string, number>, n: number, total: number) {
-  return [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${(100 * v / total).toFixed(1).padStart(5)} %  ${k}`).join("\n");
+  return [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)} %  ${k}`)
+    .join("\n");
 }
 function add(m: Map<string, number>, k: string, v: number) {
   m.set(k, (m.get(k) ?? 0) + v);
@@ -128,7 +151,11 @@ function stretches(profile: Profile, byId: Map<number, Node>) {
   let current: Stretch | null = null;
   profile.samples.forEach((id, i) => {
     const t = (profile.timeDeltas[i] ?? 0) / 1000;
-    if (byId.get(id)!.callFrame.functionName === "(idle)") { if (current) found.push(current); current = null; return; }
+    if (byId.get(id)!.callFrame.functionName === "(idle)") {
+      if (current) found.push(current);
+      current = null;
+      return;
+    }
     current ??= { ms: 0, samples: [], deltas: [] };
     current.ms += t;
     current.samples.push(id);
@@ -145,7 +172,9 @@ function stretches(profile: Profile, byId: Map<number, Node>) {
       add(self, frameName(byId.get(id)!), s.deltas[i]);
       for (const name of appFrames(id)) add(app, name, s.deltas[i]);
     });
-    console.log(`${s.ms.toFixed(1)} ms, GC ${(self.get("(garbage collector) :-1") ?? 0).toFixed(1)} ms\n  self: ${top(self, 5, s.ms).split("\n").join("\n        ")}\n  app:  ${top(app, 6, s.ms).split("\n").join("\n        ")}`);
+    console.log(
+      `${s.ms.toFixed(1)} ms, GC ${(self.get("(garbage collector) :-1") ?? 0).toFixed(1)} ms\n  self: ${top(self, 5, s.ms).split("\n").join("\n        ")}\n  app:  ${top(app, 6, s.ms).split("\n").join("\n        ")}`,
+    );
   }
 }
 
@@ -166,5 +195,7 @@ function allocations(profile: { head: HeapNode }) {
     for (const child of node.children) walk(child, appStack);
   };
   walk(profile.head, []);
-  console.log(`sampled ${(total / 2 ** 20).toFixed(1)} MiB\n-- by allocation site --\n${top(self, 30, total)}\n-- by app frame (inclusive) --\n${top(app, 30, total)}`);
+  console.log(
+    `sampled ${(total / 2 ** 20).toFixed(1)} MiB\n-- by allocation site --\n${top(self, 30, total)}\n-- by app frame (inclusive) --\n${top(app, 30, total)}`,
+  );
 }

@@ -13,7 +13,8 @@ const keys = new Map<string, string | null>();
 
 async function clientOf(key: string) {
   const hash = createHash("sha256").update(key).digest("hex");
-  if (!keys.has(hash)) keys.set(hash, (await pool.query("select client_id from api_keys where hash = $1 and revoked_at is null", [hash])).rows[0]?.client_id ?? null);
+  if (!keys.has(hash))
+    keys.set(hash, (await pool.query("select client_id from api_keys where hash = $1 and revoked_at is null", [hash])).rows[0]?.client_id ?? null);
   return keys.get(hash);
 }
 
@@ -34,7 +35,10 @@ async function listUsers(clientId: string) {
   ]);
   const ids = page.rows.map((u) => u.id);
   const [documents, checks] = await Promise.all([
-    pool.query("select id, user_id, document_type, status, issuing_country, created_at from documents where user_id = any($1) and status <> 'DELETED' order by created_at desc", [ids]),
+    pool.query(
+      "select id, user_id, document_type, status, issuing_country, created_at from documents where user_id = any($1) and status <> 'DELETED' order by created_at desc",
+      [ids],
+    ),
     pool.query("select id, user_id, type, status, trigger, created_at from check_runs where user_id = any($1) order by created_at desc", [ids]),
   ]);
   const of = (rows: Record<string, unknown>[], id: unknown) => rows.filter((r) => r.user_id === id);
@@ -42,7 +46,9 @@ async function listUsers(clientId: string) {
 }
 
 const server = createServer((req, res) => {
-  handle(req, res).catch((error: Error) => { if (!res.headersSent) json(res, 500, { error: error.message }); });
+  handle(req, res).catch((error: Error) => {
+    if (!res.headersSent) json(res, 500, { error: error.message });
+  });
 });
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -53,7 +59,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const body = await readJson(req);
     const { rows } = await pool.query(
       "insert into users (id, client_id, first_name, last_name, email, email_key, updated_at) values (gen_random_uuid(), $1, $2, $3, $4, lower($4), now()) returning *",
-      [clientId, body.first_name, body.last_name, body.email]);
+      [clientId, body.first_name, body.last_name, body.email],
+    );
     return json(res, 201, withoutSecret(rows[0]));
   }
   if (req.method === "PUT" && url.pathname.startsWith("/v2/users/")) {
@@ -61,7 +68,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const body = await readJson(req);
     const { rows } = await pool.query(
       "update users set first_name = coalesce($3, first_name), last_name = coalesce($4, last_name), version = version + 1, updated_at = now() where id = $1 and client_id = $2 returning *",
-      [url.pathname.split("/")[3], clientId, body.first_name ?? null, body.last_name ?? null]);
+      [url.pathname.split("/")[3], clientId, body.first_name ?? null, body.last_name ?? null],
+    );
     return rows[0] ? json(res, 200, withoutSecret(rows[0])) : json(res, 404, {});
   }
   if (url.pathname === "/v2/users") return json(res, 200, await listUsers(clientId));
@@ -80,4 +88,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 }
 
 server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as { port: number }).port }));
-process.on("SIGTERM", () => { server.close(); void pool.end(); process.exit(0); });
+process.on("SIGTERM", () => {
+  server.close();
+  void pool.end();
+  process.exit(0);
+});

@@ -26,15 +26,35 @@ export type Ask = Omit<Load, "base" | "targets" | "connections" | "seconds">;
 export type Row = { name: string; title: string; app: Ask; raw: Ask; perClient?: boolean; checks?: boolean };
 export const rows: Row[] = [
   { name: "rest", title: "REST `GET /v2/users/{id}`", app: { method: "GET", path: "/v2/users/{id}" }, raw: { method: "GET", path: "/v2/users/{id}" } },
-  { name: "graphql", title: "GraphQL `user(id)`", app: { method: "POST", path: "/graphql", body: gql(`query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id: "{id}" }) }, raw: { method: "GET", path: "/v2/users/{id}" } },
   {
-    name: "list", title: `GraphQL \`${LIST.slice(2, -2)}\``, perClient: true,
+    name: "graphql",
+    title: "GraphQL `user(id)`",
+    app: { method: "POST", path: "/graphql", body: gql(`query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id: "{id}" }) },
+    raw: { method: "GET", path: "/v2/users/{id}" },
+  },
+  {
+    name: "list",
+    title: `GraphQL \`${LIST.slice(2, -2)}\``,
+    perClient: true,
     app: { method: "POST", path: "/graphql", body: gql(LIST) },
     raw: { method: "GET", path: "/v2/users" },
   },
-  { name: "post", title: "REST `POST /v2/users`", perClient: true, checks: true, app: { method: "POST", path: "/v2/users", body: CREATE }, raw: { method: "POST", path: "/v2/users", body: CREATE } },
+  {
+    name: "post",
+    title: "REST `POST /v2/users`",
+    perClient: true,
+    checks: true,
+    app: { method: "POST", path: "/v2/users", body: CREATE },
+    raw: { method: "POST", path: "/v2/users", body: CREATE },
+  },
   { name: "put", title: "REST `PUT /v2/users/{id}`", checks: true, app: UPDATE, raw: UPDATE },
-  { name: "lookup", title: "lookup `GET /payouts/remittances/utilities/currencies`", perClient: true, app: { method: "GET", path: "/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50" }, raw: { method: "GET", path: "/payouts/remittances/utilities/currencies" } },
+  {
+    name: "lookup",
+    title: "lookup `GET /payouts/remittances/utilities/currencies`",
+    perClient: true,
+    app: { method: "GET", path: "/payouts/remittances/utilities/currencies?status=ACTIVE&records_per_page=50" },
+    raw: { method: "GET", path: "/payouts/remittances/utilities/currencies" },
+  },
 ];
 
 export const rowNamed = (name: string) => {

@@ -21,7 +21,9 @@ const heapMb = () => {
 };
 const ROUNDS = 5;
 
-const cases = ["listed.json", "unlisted.json"].flatMap((f): TestCase[] => JSON.parse(readFileSync(new URL(`../src/domains/checks/screening/testset/${f}`, import.meta.url), "utf8")));
+const cases = ["listed.json", "unlisted.json"].flatMap((f): TestCase[] =>
+  JSON.parse(readFileSync(new URL(`../src/domains/checks/screening/testset/${f}`, import.meta.url), "utf8")),
+);
 
 const heapBefore = heapMb();
 let t = performance.now();
@@ -56,9 +58,32 @@ for (let round = 0; round < ROUNDS; round++)
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const f = (n: number) => n.toFixed(3);
 
-console.log(JSON.stringify({ version: watchlist.version.id, stats: watchlist.stats, readMs: Math.round(readMs), parseMs: Math.round(parseMs), loadMs: Math.round(loadMs), heapHeldMb: Math.round(heapHeld) }, null, 1));
+console.log(
+  JSON.stringify(
+    {
+      version: watchlist.version.id,
+      stats: watchlist.stats,
+      readMs: Math.round(readMs),
+      parseMs: Math.round(parseMs),
+      loadMs: Math.round(loadMs),
+      heapHeldMb: Math.round(heapHeld),
+    },
+    null,
+    1,
+  ),
+);
 console.log(`\n| screenings (${cases.length} people × ${ROUNDS}) | median ms | p99 ms | max ms |\n|---|---|---|---|`);
-for (const [label, xs] of [["all (wall clock)", times], ["all (process CPU time)", cpu], ["listed variants", byKind.listed], ["unlisted names", byKind.unlisted]] as const)
+for (const [label, xs] of [
+  ["all (wall clock)", times],
+  ["all (process CPU time)", cpu],
+  ["listed variants", byKind.listed],
+  ["unlisted names", byKind.unlisted],
+] as const)
   console.log(`| ${label} | ${f(pct(xs, 50))} | ${f(pct(xs, 99))} | ${f(Math.max(...xs))} |`);
-const slowest = [...perCase].map(([c, xs]) => [pct(xs, 50), c] as const).sort((a, b) => b[0] - a[0]).slice(0, 5);
-console.log(`\nslowest people (median of ${ROUNDS}):\n${slowest.map(([ms, c]) => `${f(ms)} ms ${[c.person.firstName, c.person.middleName, c.person.lastName].filter(Boolean).join(" ")}`).join("\n")}`);
+const slowest = [...perCase]
+  .map(([c, xs]) => [pct(xs, 50), c] as const)
+  .sort((a, b) => b[0] - a[0])
+  .slice(0, 5);
+console.log(
+  `\nslowest people (median of ${ROUNDS}):\n${slowest.map(([ms, c]) => `${f(ms)} ms ${[c.person.firstName, c.person.middleName, c.person.lastName].filter(Boolean).join(" ")}`).join("\n")}`,
+);

@@ -5,8 +5,14 @@ import { OPERATOR } from "../src/principal.js";
 import { createApiClient } from "../src/domains/clients/clients.service.js";
 
 const app = await buildApp(loadConfig({ ...process.env, LOG_LEVEL: "warn" }));
-const { apiKey, client } = await createApiClient(app.services.transact, { principal: OPERATOR }, { name: "bench", mode: process.env.BENCH_CLIENT_MODE === "LIVE" ? "LIVE" : "SANDBOX" });
-const user = await app.services.db.user.create({ data: { clientId: client.id, firstName: "Bench", lastName: "User", email: `bench-${Date.now()}@example.com` } });
+const { apiKey, client } = await createApiClient(
+  app.services.transact,
+  { principal: OPERATOR },
+  { name: "bench", mode: process.env.BENCH_CLIENT_MODE === "LIVE" ? "LIVE" : "SANDBOX" },
+);
+const user = await app.services.db.user.create({
+  data: { clientId: client.id, firstName: "Bench", lastName: "User", email: `bench-${Date.now()}@example.com` },
+});
 const port = await app.start(0, "127.0.0.1");
 process.send?.({ port, apiKey, userId: user.id, clientId: client.id });
 // the parent asks for memory after the load: resident set and heap in MiB
@@ -16,4 +22,7 @@ process.on("message", (m) => {
   const { rss, heapUsed } = process.memoryUsage();
   process.send?.({ rssMiB: Math.round(rss / 2 ** 20), heapUsedMiB: Math.round(heapUsed / 2 ** 20) });
 });
-process.on("SIGTERM", async () => { await app.stop(); process.exit(0); });
+process.on("SIGTERM", async () => {
+  await app.stop();
+  process.exit(0);
+});

@@ -21,7 +21,12 @@ import { monitorEventLoopDelay, PerformanceObserver, constants } from "node:perf
 const RESOLUTION_MS = 5;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
-const KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: "minor", [constants.NODE_PERFORMANCE_GC_MAJOR]: "major", [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental", [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb" };
+const KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
+};
 let gc = {};
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -45,7 +50,10 @@ process.on("message", (message) => {
   }
   if (/^(profile|promoted|allocated)-(start|stop)$/.test(message)) return record(message);
   if (message === "mark") return process.send?.({ mark: performance.now() }); // where the measured run starts in a --log-maps log (bench/hidden-classes.ts)
-  if (message === "snapshot") return process.send?.({ snapshot: writeHeapSnapshot(path.join(process.env.BENCH_PROFILE_DIR ?? tmpdir(), `bench-${process.pid}-${Date.now()}.heapsnapshot`)) });
+  if (message === "snapshot")
+    return process.send?.({
+      snapshot: writeHeapSnapshot(path.join(process.env.BENCH_PROFILE_DIR ?? tmpdir(), `bench-${process.pid}-${Date.now()}.heapsnapshot`)),
+    });
   if (message !== "gc") return;
   globalThis.gc?.();
   globalThis.gc?.();
@@ -54,14 +62,26 @@ process.on("message", (message) => {
 
 /** on "<kind>-start" / "<kind>-stop": a CPU profile, or a sampling heap profile of what outlived a scavenge */
 const RECORDINGS = {
-  profile: { domain: "Profiler", start: ["Profiler.start"], setup: ["Profiler.setSamplingInterval", { interval: 500 }], stop: "Profiler.stop", ext: "cpuprofile" },
+  profile: {
+    domain: "Profiler",
+    start: ["Profiler.start"],
+    setup: ["Profiler.setSamplingInterval", { interval: 500 }],
+    stop: "Profiler.stop",
+    ext: "cpuprofile",
+  },
   promoted: {
-    domain: "HeapProfiler", stop: "HeapProfiler.stopSampling", ext: "heapprofile", setup: null,
+    domain: "HeapProfiler",
+    stop: "HeapProfiler.stopSampling",
+    ext: "heapprofile",
+    setup: null,
     start: ["HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false }],
   },
   /** every allocation, garbage or not: what a request allocates */
   allocated: {
-    domain: "HeapProfiler", stop: "HeapProfiler.stopSampling", ext: "heapprofile", setup: null,
+    domain: "HeapProfiler",
+    stop: "HeapProfiler.stopSampling",
+    ext: "heapprofile",
+    setup: null,
     start: ["HeapProfiler.startSampling", { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }],
   },
 };

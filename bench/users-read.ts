@@ -20,7 +20,26 @@
  * BENCH_ROWS (comma-separated row names of bench/rows.ts or parts of row titles: only those rows).
  */
 import os from "node:os";
-import { build, check, CLIENTS, databaseUrl, drainJobs, dropSchema, gcMemory, type GcPauses, loopDelay, measured, runLoad, seed, startApp, startFlags, startRaw, statusKiB, sustainedRate, USERS } from "./harness.js";
+import {
+  build,
+  check,
+  CLIENTS,
+  databaseUrl,
+  drainJobs,
+  dropSchema,
+  gcMemory,
+  type GcPauses,
+  loopDelay,
+  measured,
+  runLoad,
+  seed,
+  startApp,
+  startFlags,
+  startRaw,
+  statusKiB,
+  sustainedRate,
+  USERS,
+} from "./harness.js";
 import type { LoadResult } from "./load-worker.js";
 import { rows } from "./rows.js";
 
@@ -43,7 +62,9 @@ const flags = startFlags();
 const app = await startApp(flags);
 const raw = await startRaw();
 let peakSampled = 0;
-const sampler = setInterval(() => { peakSampled = Math.max(peakSampled, statusKiB(app.child.pid!, "VmRSS")); }, 100);
+const sampler = setInterval(() => {
+  peakSampled = Math.max(peakSampled, statusKiB(app.child.pid!, "VmRSS"));
+}, 100);
 const idle = await gcMemory(app);
 const idleRss = statusKiB(app.child.pid!, "VmRSS");
 
@@ -93,7 +114,10 @@ clearInterval(sampler);
 const hwm = statusKiB(app.child.pid!, "VmHWM");
 const afterGc = await gcMemory(app);
 
-const load = os.loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" ");
 console.log(`
 ${os.cpus().length} cores (${os.cpus()[0].model}), Node ${process.version}, load average ${loadAtStart} at the start, ${load} at the end; PostgreSQL ${new URL(databaseUrl).host};
 ${USERS} users over ${CLIENTS} clients (a document for every 3rd, a check run for every 2nd); ${connections} connections, ${seconds} s a run
@@ -109,6 +133,15 @@ half-rate rows are an open loop (bench/load-worker.ts \`paced\`): latency counts
 ${settles.length ? `the check runs a write run queued settled (CPU µs/req includes them; each run's were worked before the next): ${settles.join("; ")}.` : ""}`);
 
 // the servers stop first: the app's workers still writing would deadlock with the drop
-await Promise.all([app.child, raw.child].map((child) => new Promise((resolve) => { if (child.exitCode !== null) return resolve(null); child.once("exit", resolve); child.kill("SIGTERM"); })));
+await Promise.all(
+  [app.child, raw.child].map(
+    (child) =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(null);
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
+  ),
+);
 await dropSchema();
 process.exit(0);

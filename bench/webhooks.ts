@@ -19,49 +19,73 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const schema = `bench_${randomBytes(4).toString("hex")}`;
 const env = {
-  ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, ENCRYPTION_KEY: randomBytes(32).toString("hex"), NODE_ENV: "production",
-  REDIS_URL: "", RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_ALLOW_PRIVATE: "1",
+  ...process.env,
+  DATABASE_URL,
+  DATABASE_SCHEMA: schema,
+  ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  NODE_ENV: "production",
+  REDIS_URL: "",
+  RATE_LIMIT_PER_MINUTE: "0",
+  WEBHOOK_ALLOW_PRIVATE: "1",
 };
 
 /** the app (serve-app.ts) in its own process; `extra` env on top */
 async function serve(extra: Record<string, string> = {}) {
   const child = fork(path.join(import.meta.dirname, "serve-app.ts"), { env: { ...env, ...extra }, execArgv: ["--import", "tsx"] });
-  const info = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => { child.once("message", resolve as never); child.once("exit", reject); });
+  const info = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => {
+    child.once("message", resolve as never);
+    child.once("exit", reject);
+  });
   return { child, base: `http://127.0.0.1:${info.port}`, headers: { authorization: `Bearer ${info.apiKey}`, "content-type": "application/json" } };
 }
-const stopChild = async (child: ChildProcess) => { child.kill("SIGTERM"); await new Promise((r) => child.once("exit", r)); };
+const stopChild = async (child: ChildProcess) => {
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+};
 
 let { child, base, headers } = await serve();
 /** 503s (a transaction that waited 2 s for a connection on an overloaded machine) are retried and counted */
 let unavailable = 0;
 const call = async (method: string, url: string, body: unknown): Promise<any> => {
   const res = await fetch(`${base}${url}`, { method, headers, body: JSON.stringify(body) });
-  if (res.status === 503 && unavailable++ < 50) { await res.text(); await new Promise((r) => setTimeout(r, 200)); return call(method, url, body); }
+  if (res.status === 503 && unavailable++ < 50) {
+    await res.text();
+    await new Promise((r) => setTimeout(r, 200));
+    return call(method, url, body);
+  }
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return res.json();
 };
 
-
 /** users to close: created ahead, concurrently (their creation emits no public event) */
 async function users(n: number) {
   const ids: string[] = [];
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (ids.length < n) {
-      const slot = ids.push("") - 1;
-      ids[slot] = (await call("POST", "/v2/users", { first_name: "Bench", last_name: "Hook", email: `${randomUUID()}@example.com` })).user_id;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (ids.length < n) {
+        const slot = ids.push("") - 1;
+        ids[slot] = (await call("POST", "/v2/users", { first_name: "Bench", last_name: "Hook", email: `${randomUUID()}@example.com` })).user_id;
+      }
+    }),
+  );
   return ids.slice(0, n);
 }
 const close = (id: string) => call("PUT", `/v2/users/${id}`, { status: "CLOSED" });
 const arrivals = () => receiver.at(hook).length;
-const percentile = (values: number[], p: number) => { const s = [...values].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const percentile = (values: number[], p: number) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
 
 /** CONCURRENCY writers closing `ids`; updates per second */
 async function closeAll(ids: string[]) {
   let next = 0;
   const began = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (next < ids.length) await close(ids[next++]); }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < ids.length) await close(ids[next++]);
+    }),
+  );
   return { began, written: performance.now() };
 }
 
@@ -69,7 +93,12 @@ async function closeAll(ids: string[]) {
 const plain = await users(EVENTS);
 await closeAll(plain.slice(0, 20));
 const alone = await closeAll(plain.slice(20));
-console.log(JSON.stringify({ title: `updates with no endpoint, ${CONCURRENCY} writers`, updatesPerSecond: Math.round((plain.length - 20) / ((alone.written - alone.began) / 1000)) }));
+console.log(
+  JSON.stringify({
+    title: `updates with no endpoint, ${CONCURRENCY} writers`,
+    updatesPerSecond: Math.round((plain.length - 20) / ((alone.written - alone.began) / 1000)),
+  }),
+);
 
 const receiver = await startWebhookReceiver();
 const hook = "/bench";
@@ -77,7 +106,9 @@ const endpoint = await call("POST", "/v2/webhooks", { url: receiver.url(hook), e
 receiver.sign(hook, endpoint.secret);
 
 // warm-up: a few events through the whole path
-for (const id of await users(10)) { await close(id); }
+for (const id of await users(10)) {
+  await close(id);
+}
 await receiver.until("the warm-up", () => arrivals() >= 10, 30_000);
 
 // delay, one update at a time
@@ -95,9 +126,14 @@ for (const id of sequential) {
   fromSend.push(arrived - sent);
 }
 const round = (n: number) => Math.round(n * 10) / 10;
-console.log(JSON.stringify({ title: "commit → webhook, one update at a time", events: EVENTS,
-  afterAnswerMs: { p50: round(percentile(fromAnswer, 50)), p99: round(percentile(fromAnswer, 99)) },
-  afterSendMs: { p50: round(percentile(fromSend, 50)), p99: round(percentile(fromSend, 99)) } }));
+console.log(
+  JSON.stringify({
+    title: "commit → webhook, one update at a time",
+    events: EVENTS,
+    afterAnswerMs: { p50: round(percentile(fromAnswer, 50)), p99: round(percentile(fromAnswer, 99)) },
+    afterSendMs: { p50: round(percentile(fromSend, 50)), p99: round(percentile(fromSend, 99)) },
+  }),
+);
 
 // throughput, CONCURRENCY writers
 const batch = await users(EVENTS * 2);
@@ -106,9 +142,16 @@ const { began, written } = await closeAll(batch);
 await receiver.until("every webhook", () => arrivals() - start >= batch.length, 120_000);
 const done = performance.now();
 const bad = receiver.at(hook).filter((d) => d.verified !== true || d.status !== 200).length;
-console.log(JSON.stringify({ title: `throughput, ${CONCURRENCY} writers`, events: batch.length,
-  updatesPerSecond: Math.round(batch.length / ((written - began) / 1000)), webhooksPerSecond: Math.round(batch.length / ((done - began) / 1000)),
-  lastWebhookAfterLastUpdateMs: Math.round(done - written), unverifiedOrFailed: bad }));
+console.log(
+  JSON.stringify({
+    title: `throughput, ${CONCURRENCY} writers`,
+    events: batch.length,
+    updatesPerSecond: Math.round(batch.length / ((written - began) / 1000)),
+    webhooksPerSecond: Math.round(batch.length / ((done - began) / 1000)),
+    lastWebhookAfterLastUpdateMs: Math.round(done - written),
+    unverifiedOrFailed: bad,
+  }),
+);
 
 await stopChild(child);
 
@@ -119,12 +162,22 @@ const drainEndpoint = await call("POST", "/v2/webhooks", { url: receiver.url(dra
 receiver.sign(drainHook, drainEndpoint.secret);
 const backlog = await users(EVENTS * 2);
 await closeAll(backlog);
-const worker = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "worker"], { cwd: path.join(import.meta.dirname, ".."), env: { ...env, LOG_LEVEL: "warn" }, stdio: "inherit" });
+const worker = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "worker"], {
+  cwd: path.join(import.meta.dirname, ".."),
+  env: { ...env, LOG_LEVEL: "warn" },
+  stdio: "inherit",
+});
 await receiver.until("the backlog", () => receiver.at(drainHook).length >= backlog.length, 180_000);
 const drained = receiver.at(drainHook);
 const span = (drained.at(-1)!.at - drained[0].at) / 1000;
-console.log(JSON.stringify({ title: "backlog drained by cli worker (first to last webhook)", events: drained.length,
-  webhooksPerSecond: Math.round((drained.length - 1) / span), unverifiedOrFailed: drained.filter((d) => d.verified !== true || d.status !== 200).length }));
+console.log(
+  JSON.stringify({
+    title: "backlog drained by cli worker (first to last webhook)",
+    events: drained.length,
+    webhooksPerSecond: Math.round((drained.length - 1) / span),
+    unverifiedOrFailed: drained.filter((d) => d.verified !== true || d.status !== 200).length,
+  }),
+);
 worker.kill("SIGTERM");
 await new Promise((r) => worker.once("exit", r));
 await stopChild(child);

@@ -16,23 +16,23 @@
  * "first N in sorted order", and nothing depends on time or randomness.
  * Running the script twice gives byte-identical files.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT_DIR = join(ROOT, 'data', 'remittance');
-const SRC_DIR = join(OUT_DIR, 'sources');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const OUT_DIR = join(ROOT, "data", "remittance");
+const SRC_DIR = join(OUT_DIR, "sources");
 
 // ---------------------------------------------------------------------------
 // Types
 // ---------------------------------------------------------------------------
 
-type InstitutionType = 'BANK' | 'MOBILE_WALLET' | 'CASH_PICKUP';
-type Status = 'ACTIVE' | 'INACTIVE';
-const INSTITUTION_TYPES: readonly InstitutionType[] = ['BANK', 'MOBILE_WALLET', 'CASH_PICKUP'];
+type InstitutionType = "BANK" | "MOBILE_WALLET" | "CASH_PICKUP";
+type Status = "ACTIVE" | "INACTIVE";
+const INSTITUTION_TYPES: readonly InstitutionType[] = ["BANK", "MOBILE_WALLET", "CASH_PICKUP"];
 
 interface Institution {
   id: string;
@@ -93,7 +93,7 @@ interface PackageSelections {
 }
 
 /** A hand-curated institution: the shipped shape without the derived has_branches. */
-type HandCuratedRow = Omit<Institution, 'has_branches'>;
+type HandCuratedRow = Omit<Institution, "has_branches">;
 
 interface BicOverride {
   institution_id: string;
@@ -158,7 +158,7 @@ function fail(message: string): never {
 }
 
 function readJson<T>(path: string): T {
-  return JSON.parse(readFileSync(path, 'utf8')) as T;
+  return JSON.parse(readFileSync(path, "utf8")) as T;
 }
 
 /** Package root directory, found from its entry point (works with an "exports" map too). */
@@ -166,7 +166,7 @@ function pkgDir(name: string): string {
   let dir = dirname(require.resolve(name));
   for (;;) {
     try {
-      if (readJson<{ name?: string }>(join(dir, 'package.json')).name === name) return dir;
+      if (readJson<{ name?: string }>(join(dir, "package.json")).name === name) return dir;
     } catch {
       // no package.json here: keep walking up
     }
@@ -177,29 +177,26 @@ function pkgDir(name: string): string {
 }
 
 function pkgVersion(name: string): string {
-  return readJson<{ version: string }>(join(pkgDir(name), 'package.json')).version;
+  return readJson<{ version: string }>(join(pkgDir(name), "package.json")).version;
 }
 
-function requirePackage<T>(name: string, subpath = ''): T {
+function requirePackage<T>(name: string, subpath = ""): T {
   try {
     return require(subpath ? `${name}/${subpath}` : name) as T;
   } catch (err) {
-    fail(
-      `cannot load npm package "${name}" (${(err as Error).message}). ` +
-        'Install the dev dependencies listed in data/remittance/README.md.',
-    );
+    fail(`cannot load npm package "${name}" (${(err as Error).message}). ` + "Install the dev dependencies listed in data/remittance/README.md.");
   }
 }
 
 /** Lower-case ASCII slug: diacritics stripped, runs of other characters become "-". */
 function slugify(text: string): string {
   return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+    .replace(/&/g, " and ")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
 }
 
 /** Plain code-unit comparison, so the order does not depend on the locale. */
@@ -221,26 +218,17 @@ function checkedBic(bic: string | null | undefined, country: string): string | n
 // Load inputs
 // ---------------------------------------------------------------------------
 
-const selections = readJson<PackageSelections>(join(SRC_DIR, 'package-selections.json'));
-const handCurated = readJson<HandCuratedRow[]>(join(SRC_DIR, 'hand-curated-institutions.json'));
-const bicOverrides = readJson<BicOverride[]>(join(SRC_DIR, 'bic-overrides.json'));
-const statusOverrides = readJson<StatusOverride[]>(join(SRC_DIR, 'status-overrides.json'));
-const corridorRules = readJson<CorridorRules>(join(SRC_DIR, 'corridor-rules.json'));
+const selections = readJson<PackageSelections>(join(SRC_DIR, "package-selections.json"));
+const handCurated = readJson<HandCuratedRow[]>(join(SRC_DIR, "hand-curated-institutions.json"));
+const bicOverrides = readJson<BicOverride[]>(join(SRC_DIR, "bic-overrides.json"));
+const statusOverrides = readJson<StatusOverride[]>(join(SRC_DIR, "status-overrides.json"));
+const corridorRules = readJson<CorridorRules>(join(SRC_DIR, "corridor-rules.json"));
 
-const countries = requirePackage<{ isValid(code: string): boolean }>('i18n-iso-countries');
-const currencyCodes = requirePackage<{ code(code: string): { digits: number } | undefined }>(
-  'currency-codes',
-);
+const countries = requirePackage<{ isValid(code: string): boolean }>("i18n-iso-countries");
+const currencyCodes = requirePackage<{ code(code: string): { digits: number } | undefined }>("currency-codes");
 
 const versions: Record<string, string> = {};
-for (const name of [
-  'ifsc',
-  'banks-ng',
-  'vietnam-qr-pay',
-  'clabe-validator',
-  'currency-codes',
-  'i18n-iso-countries',
-]) {
+for (const name of ["ifsc", "banks-ng", "vietnam-qr-pay", "clabe-validator", "currency-codes", "i18n-iso-countries"]) {
   try {
     versions[name] = pkgVersion(name);
   } catch {
@@ -252,7 +240,7 @@ const src = (name: string, detail: string): string => `${name}@${versions[name]}
 const institutions: Institution[] = [];
 const branches: Branch[] = [];
 
-function addInstitution(inst: Omit<Institution, 'has_branches'>): void {
+function addInstitution(inst: Omit<Institution, "has_branches">): void {
   institutions.push({ ...inst, has_branches: false });
 }
 
@@ -275,14 +263,14 @@ function orderedInstitution(i: Institution): Institution {
 // ---------------------------------------------------------------------------
 // India: ifsc (Razorpay)
 // ---------------------------------------------------------------------------
-const IFSC_DIR = join(pkgDir('ifsc'), 'src');
+const IFSC_DIR = join(pkgDir("ifsc"), "src");
 /** IFSC.json: bank prefix -> branch parts (numbers are zero-padded to 6 digits). */
-const ifscCodes = readJson<Record<string, (string | number)[]>>(join(IFSC_DIR, 'IFSC.json'));
+const ifscCodes = readJson<Record<string, (string | number)[]>>(join(IFSC_DIR, "IFSC.json"));
 {
-  const bankNames = readJson<Record<string, string>>(join(IFSC_DIR, 'banknames.json'));
-  const banksMeta = readJson<Record<string, IfscBankMeta>>(join(IFSC_DIR, 'banks.json'));
+  const bankNames = readJson<Record<string, string>>(join(IFSC_DIR, "banknames.json"));
+  const banksMeta = readJson<Record<string, IfscBankMeta>>(join(IFSC_DIR, "banks.json"));
   const sel = selections.in_ifsc;
-  const source = src('ifsc', 'Razorpay; src/banknames.json, src/banks.json, src/IFSC.json');
+  const source = src("ifsc", "Razorpay; src/banknames.json, src/banks.json, src/IFSC.json");
 
   const seenPrefixes = new Set<string>();
   for (const key of Object.keys(banksMeta).sort()) {
@@ -298,12 +286,12 @@ const ifscCodes = readJson<Record<string, (string | number)[]>>(join(IFSC_DIR, '
     addInstitution({
       id: `in-${prefix.toLowerCase()}`,
       name: name.trim(),
-      type: 'BANK',
-      country: 'IN',
+      type: "BANK",
+      country: "IN",
       bic: null,
       local_code: prefix,
-      local_code_type: 'IFSC_PREFIX',
-      status: 'ACTIVE',
+      local_code_type: "IFSC_PREFIX",
+      status: "ACTIVE",
       source,
     });
   }
@@ -311,9 +299,7 @@ const ifscCodes = readJson<Record<string, (string | number)[]>>(join(IFSC_DIR, '
 
 function ifscBranchCodes(prefix: string): string[] {
   const raw = ifscCodes[prefix] ?? [];
-  const codes = raw.map((c) =>
-    typeof c === 'number' ? `${prefix}0${String(c).padStart(6, '0')}` : `${prefix}0${c}`,
-  );
+  const codes = raw.map((c) => (typeof c === "number" ? `${prefix}0${String(c).padStart(6, "0")}` : `${prefix}0${c}`));
   for (const code of codes) {
     if (!/^[A-Z]{4}0[A-Z0-9]{6}$/.test(code)) fail(`ifsc: malformed IFSC ${code}`);
   }
@@ -324,34 +310,34 @@ function ifscBranchCodes(prefix: string): string[] {
 // Nigeria: banks-ng
 // ---------------------------------------------------------------------------
 const NG_CITY_PATTERNS: [RegExp, string][] = [
-  [/\bBenin City\b/i, 'Benin City'],
-  [/\bCalabar\b/i, 'Calabar'],
-  [/\bAbuja\b/i, 'Abuja'],
-  [/\bLagos\b/i, 'Lagos'],
+  [/\bBenin City\b/i, "Benin City"],
+  [/\bCalabar\b/i, "Calabar"],
+  [/\bAbuja\b/i, "Abuja"],
+  [/\bLagos\b/i, "Lagos"],
   // Victoria Island is a district of Lagos.
-  [/\bVictoria Island\b/i, 'Lagos'],
+  [/\bVictoria Island\b/i, "Lagos"],
 ];
 const ngHeadOffices: { institution_id: string; name: string; code: string; address: string }[] = [];
 {
-  const { banks } = requirePackage<{ banks: NgBank[] }>('banks-ng', 'bin/banks.js');
+  const { banks } = requirePackage<{ banks: NgBank[] }>("banks-ng", "bin/banks.js");
   const sel = selections.ng_banks_ng;
-  const source = src('banks-ng', 'bin/banks.js');
+  const source = src("banks-ng", "bin/banks.js");
   for (const bank of [...banks].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))) {
     if (bank.code in sel.exclude_codes) continue;
     const id = `ng-${slugify(bank.name)}`;
-    const type: InstitutionType = bank.code in sel.mobile_wallet_codes ? 'MOBILE_WALLET' : 'BANK';
+    const type: InstitutionType = bank.code in sel.mobile_wallet_codes ? "MOBILE_WALLET" : "BANK";
     addInstitution({
       id,
       name: bank.name.trim(),
       type,
-      country: 'NG',
+      country: "NG",
       bic: null,
       local_code: bank.code,
-      local_code_type: 'NIBSS_CODE',
-      status: 'ACTIVE',
+      local_code_type: "NIBSS_CODE",
+      status: "ACTIVE",
       source,
     });
-    const address = bank.address.trim().replace(/[\s,]+$/, '');
+    const address = bank.address.trim().replace(/[\s,]+$/, "");
     if (address) ngHeadOffices.push({ institution_id: id, name: bank.name.trim(), code: bank.code, address });
   }
 }
@@ -360,9 +346,9 @@ const ngHeadOffices: { institution_id: string; name: string; code: string; addre
 // Vietnam: vietnam-qr-pay
 // ---------------------------------------------------------------------------
 {
-  const { Banks } = requirePackage<{ Banks: VnBank[] }>('vietnam-qr-pay');
+  const { Banks } = requirePackage<{ Banks: VnBank[] }>("vietnam-qr-pay");
   const sel = selections.vn_vietnam_qr_pay;
-  const source = src('vietnam-qr-pay', 'dist/constants/banks.js');
+  const source = src("vietnam-qr-pay", "dist/constants/banks.js");
   const byBin = new Map<string, VnBank>();
   for (const bank of [...Banks].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
     if (bank.deprecated || !bank.bin) continue;
@@ -373,13 +359,13 @@ const ngHeadOffices: { institution_id: string; name: string; code: string; addre
     addInstitution({
       id: `vn-${slugify(bank.key)}`,
       name: bank.shortName.trim(),
-      type: bank.key in sel.mobile_wallet_keys ? 'MOBILE_WALLET' : 'BANK',
-      country: 'VN',
+      type: bank.key in sel.mobile_wallet_keys ? "MOBILE_WALLET" : "BANK",
+      country: "VN",
       // The package's SWIFT code is kept only if it is well-formed and Vietnamese.
-      bic: checkedBic(bank.swiftCode, 'VN'),
+      bic: checkedBic(bank.swiftCode, "VN"),
       local_code: bank.bin,
-      local_code_type: 'NAPAS_BIN',
-      status: 'ACTIVE',
+      local_code_type: "NAPAS_BIN",
+      status: "ACTIVE",
       source,
     });
   }
@@ -389,8 +375,8 @@ const ngHeadOffices: { institution_id: string; name: string; code: string; addre
 // Mexico: clabe-validator
 // ---------------------------------------------------------------------------
 {
-  const { clabe } = requirePackage<{ clabe: { banksMap: Record<string, ClabeBank> } }>('clabe-validator');
-  const source = src('clabe-validator', 'clabe.banksMap');
+  const { clabe } = requirePackage<{ clabe: { banksMap: Record<string, ClabeBank> } }>("clabe-validator");
+  const source = src("clabe-validator", "clabe.banksMap");
   for (const { code, type } of selections.mx_clabe_validator.codes) {
     const bank = clabe.banksMap[String(Number(code))];
     if (!bank) fail(`clabe-validator: no bank with CLABE code ${code}`);
@@ -398,11 +384,11 @@ const ngHeadOffices: { institution_id: string; name: string; code: string; addre
       id: `mx-${slugify(bank.tag)}`,
       name: bank.name.trim(),
       type,
-      country: 'MX',
+      country: "MX",
       bic: null,
-      local_code: code.padStart(3, '0'),
-      local_code_type: 'CLABE_BANK_CODE',
-      status: 'ACTIVE',
+      local_code: code.padStart(3, "0"),
+      local_code_type: "CLABE_BANK_CODE",
+      status: "ACTIVE",
       source,
     });
   }
@@ -456,7 +442,7 @@ for (const inst of institutions) {
   if (inst.id.slice(0, 2) !== inst.country.toLowerCase()) fail(`id/country mismatch: ${inst.id}`);
   if (!countries.isValid(inst.country)) fail(`unknown country ${inst.country}`);
   if (!INSTITUTION_TYPES.includes(inst.type)) fail(`bad type ${inst.type} for ${inst.id}`);
-  if (inst.status !== 'ACTIVE' && inst.status !== 'INACTIVE') fail(`bad status for ${inst.id}`);
+  if (inst.status !== "ACTIVE" && inst.status !== "INACTIVE") fail(`bad status for ${inst.id}`);
   if ((inst.local_code === null) !== (inst.local_code_type === null)) fail(`local code/type mismatch for ${inst.id}`);
 }
 
@@ -464,7 +450,7 @@ for (const inst of institutions) {
 // Branches
 // ---------------------------------------------------------------------------
 for (const inst of [...institutions].sort(byId)) {
-  if (inst.country !== 'IN' || inst.status !== 'ACTIVE' || inst.local_code === null) continue;
+  if (inst.country !== "IN" || inst.status !== "ACTIVE" || inst.local_code === null) continue;
   for (const code of ifscBranchCodes(inst.local_code).slice(0, selections.in_ifsc.branches_per_bank)) {
     branches.push({
       id: `${inst.id}-${code.toLowerCase()}`,
@@ -481,7 +467,7 @@ for (const inst of [...institutions].sort(byId)) {
 for (const ho of ngHeadOffices) {
   const inst = instById.get(ho.institution_id);
   // Head offices are listed for banks only (wallet operators' offices are not payout points).
-  if (inst?.status !== 'ACTIVE' || inst.type !== 'BANK') continue;
+  if (inst?.status !== "ACTIVE" || inst.type !== "BANK") continue;
   const city = NG_CITY_PATTERNS.find(([re]) => re.test(ho.address))?.[1] ?? null;
   branches.push({
     id: `${ho.institution_id}-head-office`,
@@ -511,7 +497,7 @@ const corridors: Corridor[] = [];
   const allPairs = new Set<string>();
   for (const inst of institutions) {
     allPairs.add(`${inst.country}|${inst.type}`);
-    if (inst.status === 'ACTIVE') activePairs.add(`${inst.country}|${inst.type}`);
+    if (inst.status === "ACTIVE") activePairs.add(`${inst.country}|${inst.type}`);
   }
   const covered = new Set<string>();
   for (const rule of corridorRules.corridors) {
@@ -525,14 +511,14 @@ const corridors: Corridor[] = [];
       fail(`bad amounts for ${pair} ${rule.currency}`);
     }
     for (const f of rule.required_fields) if (!/^[a-z]+(_[a-z]+)*$/.test(f)) fail(`bad field name ${f}`);
-    if (rule.status === 'ACTIVE') {
+    if (rule.status === "ACTIVE") {
       if (corridorRules.currencies[rule.country] !== rule.currency) {
         fail(`ACTIVE corridor ${pair} must use ${corridorRules.currencies[rule.country]}`);
       }
       covered.add(pair);
     }
     corridors.push({
-      id: `${rule.country}-${rule.currency}-${rule.type.replace(/_/g, '-')}`.toLowerCase(),
+      id: `${rule.country}-${rule.currency}-${rule.type.replace(/_/g, "-")}`.toLowerCase(),
       receiving_country: rule.country,
       receiving_currency: rule.currency,
       receiving_institution_type: rule.type,
@@ -556,24 +542,42 @@ const corridors: Corridor[] = [];
 // ---------------------------------------------------------------------------
 function write(file: string, rows: { id: string }[]): void {
   const sorted = [...rows].sort(byId);
-  writeFileSync(join(OUT_DIR, file), `${JSON.stringify(sorted, null, 2)}\n`, 'utf8');
+  writeFileSync(join(OUT_DIR, file), `${JSON.stringify(sorted, null, 2)}\n`, "utf8");
 }
 
 mkdirSync(OUT_DIR, { recursive: true });
-write('institutions.json', institutions.map(orderedInstitution));
-write('branches.json', branches);
-write('corridors.json', corridors);
+write("institutions.json", institutions.map(orderedInstitution));
+write("branches.json", branches);
+write("corridors.json", corridors);
 
 const countBy = <T>(rows: T[], key: (r: T) => string): Record<string, number> => {
   const out: Record<string, number> = {};
   for (const r of rows) out[key(r)] = (out[key(r)] ?? 0) + 1;
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 };
-console.log('package versions:', versions);
-console.log('countries:', new Set(institutions.map((i) => i.country)).size);
-console.log('institutions:', institutions.length, countBy(institutions, (i) => i.type));
-console.log('institutions by status:', countBy(institutions, (i) => i.status));
-console.log('institutions by country:', countBy(institutions, (i) => i.country));
-console.log('institutions with BIC:', institutions.filter((i) => i.bic !== null).length);
-console.log('branches:', branches.length, countBy(branches, (b) => b.institution_id.slice(0, 2)));
-console.log('corridors:', corridors.length, countBy(corridors, (c) => c.status));
+console.log("package versions:", versions);
+console.log("countries:", new Set(institutions.map((i) => i.country)).size);
+console.log(
+  "institutions:",
+  institutions.length,
+  countBy(institutions, (i) => i.type),
+);
+console.log(
+  "institutions by status:",
+  countBy(institutions, (i) => i.status),
+);
+console.log(
+  "institutions by country:",
+  countBy(institutions, (i) => i.country),
+);
+console.log("institutions with BIC:", institutions.filter((i) => i.bic !== null).length);
+console.log(
+  "branches:",
+  branches.length,
+  countBy(branches, (b) => b.institution_id.slice(0, 2)),
+);
+console.log(
+  "corridors:",
+  corridors.length,
+  countBy(corridors, (c) => c.status),
+);

@@ -19,17 +19,21 @@ const isSource = (name) => name.endsWith(".ts") && !name.endsWith(".test.ts") &&
 /** every file under `dir` whose name passes `keep` */
 async function walk(dir, keep) {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const found = await Promise.all(entries.map((e) => e.isDirectory() ? walk(path.join(dir, e.name), keep) : keep(e.name) ? [path.join(dir, e.name)] : []));
+  const found = await Promise.all(entries.map((e) => (e.isDirectory() ? walk(path.join(dir, e.name), keep) : keep(e.name) ? [path.join(dir, e.name)] : [])));
   return found.flat();
 }
 
-const mtime = (file) => stat(file).then((s) => s.mtimeMs, () => -1);
+const mtime = (file) =>
+  stat(file).then(
+    (s) => s.mtimeMs,
+    () => -1,
+  );
 const outputOf = (file) => path.join(OUT, path.relative(root, file)).replace(/\.ts$/, ".js");
 
 const started = performance.now();
 const sources = (await Promise.all(SOURCES.map((d) => walk(path.join(root, d), isSource)))).flat();
 const stale = [];
-for (const file of sources) if (await mtime(file) > await mtime(outputOf(file))) stale.push(file);
+for (const file of sources) if ((await mtime(file)) > (await mtime(outputOf(file)))) stale.push(file);
 
 // outputs whose source is gone would still be importable: remove them
 const wanted = new Set(sources.map(outputOf));
@@ -39,9 +43,13 @@ await Promise.all(orphans.map((file) => rm(file)));
 if (stale.length) {
   const { default: ts } = await import("typescript");
   const compilerOptions = {
-    target: ts.ScriptTarget.ES2024, module: ts.ModuleKind.ESNext, esModuleInterop: true,
+    target: ts.ScriptTarget.ES2024,
+    module: ts.ModuleKind.ESNext,
+    esModuleInterop: true,
     // generated/ (Prisma) imports with `.ts`; Node wants the `.js` it becomes
-    rewriteRelativeImportExtensions: true, isolatedModules: true, sourceMap: false,
+    rewriteRelativeImportExtensions: true,
+    isolatedModules: true,
+    sourceMap: false,
   };
   for (const file of stale) {
     const { outputText } = ts.transpileModule(await readFile(file, "utf8"), { fileName: file, compilerOptions });

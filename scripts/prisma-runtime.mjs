@@ -15,7 +15,10 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 export const PRISMA_VERSION = "7.10.0";
-export const CHECKSUMS = { published: "c444040cf5d0a8bb0edde2d482e2865360671d1609349ce626506ae198bcee29", edited: "89271c622ef2ee8dab0925cb478e48fd3527836faf46a9f96bd42832a069d78f" };
+export const CHECKSUMS = {
+  published: "c444040cf5d0a8bb0edde2d482e2865360671d1609349ce626506ae198bcee29",
+  edited: "89271c622ef2ee8dab0925cb478e48fd3527836faf46a9f96bd42832a069d78f",
+};
 
 export const EDITS = [
   // a query's promise keeps its query spec as a data property: a getter is an AccessorPair in old space,
@@ -34,7 +37,10 @@ export const EDITS = [
   { from: "this.batches={}}batches;", to: "this.batches=Object.create(null)}batches;" },
   // the query plan cache (an LRU of up to 1,000 plans) moved every hit to the end of its Map; order only
   // decides eviction, so a hit moves its plan only once the cache is half full
-  ...[["getSingle", "e"], ["getBatch", "t"]].map(([method, map]) => ({
+  ...[
+    ["getSingle", "e"],
+    ["getBatch", "t"],
+  ].map(([method, map]) => ({
     from: `${method}(t){let r=this.#${map}.get(t);return r&&(this.#${map}.delete(t),this.#${map}.set(t,r)),r}`,
     to: `${method}(t){let r=this.#${map}.get(t);return r&&this.#${map}.size>=this.#r/2&&(this.#${map}.delete(t),this.#${map}.set(t,r)),r}`,
   })),
@@ -65,9 +71,13 @@ export function applyPrismaRuntimeEdits(file = runtimeFile()) {
   const text = readFileSync(file, "utf8");
   const sum = sha256(text);
   if (sum === CHECKSUMS.edited) return "already edited";
-  if (sum !== CHECKSUMS.published) throw new Error(`prisma-runtime: ${file} is not @prisma/client ${PRISMA_VERSION}'s published runtime (sha256 ${sum}); re-derive the edits for this version (docs/performance.md)`);
+  if (sum !== CHECKSUMS.published)
+    throw new Error(
+      `prisma-runtime: ${file} is not @prisma/client ${PRISMA_VERSION}'s published runtime (sha256 ${sum}); re-derive the edits for this version (docs/performance.md)`,
+    );
   const edited = edit(text);
-  if (sha256(edited) !== CHECKSUMS.edited) throw new Error(`prisma-runtime: the edited runtime's sha256 is ${sha256(edited)}, not the recorded ${CHECKSUMS.edited}`);
+  if (sha256(edited) !== CHECKSUMS.edited)
+    throw new Error(`prisma-runtime: the edited runtime's sha256 is ${sha256(edited)}, not the recorded ${CHECKSUMS.edited}`);
   writeFileSync(file, edited);
   return "edited";
 }
@@ -82,5 +92,10 @@ export function revertPrismaRuntimeEdits(file = runtimeFile()) {
 }
 
 if (process.argv[1] === import.meta.filename) {
-  try { applyPrismaRuntimeEdits(); } catch (error) { console.error(error.message); process.exit(1); }
+  try {
+    applyPrismaRuntimeEdits();
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
 }

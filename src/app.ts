@@ -62,7 +62,8 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   if ((await loadShippedReferenceData(database.prisma)).loaded) logger.info("reference data loaded (ISO countries and currencies, data/remittance)");
   const ruleSets = await loadShippedRuleSets(database.prisma);
   if (ruleSets.loaded.length) logger.info({ loaded: ruleSets.loaded }, "compliance rule sets loaded (data/compliance)");
-  if (ruleSets.stale.length) logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
+  if (ruleSets.stale.length)
+    logger.warn({ stale: ruleSets.stale }, "data/compliance files differ from the stored version of the same number: bump their version");
   const redis = config.redisUrl ? createRedis(config.redisUrl, logger, await redisPrefix(config.redisPrefix, database.prisma)) : null;
   const events = createEventBus(redis?.pubsub);
   const table = compileRoutes(schema, routes);
@@ -84,8 +85,10 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     compliance: createRuleBook(database.prisma, events),
     documentStore: await createDocumentStore(config, { db: database.prisma, transact }, logger),
     webhooks: {
-      allowPrivate: config.webhookAllowPrivate, countOutcome: metrics.webhookDelivery,
-      retrySchedule: config.webhookRetrySchedule, timeoutMs: config.webhookTimeoutSeconds * 1000,
+      allowPrivate: config.webhookAllowPrivate,
+      countOutcome: metrics.webhookDelivery,
+      retrySchedule: config.webhookRetrySchedule,
+      timeoutMs: config.webhookTimeoutSeconds * 1000,
     },
     jobs,
     transact,
@@ -94,7 +97,14 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await defineEventRelay(jobs, outbox);
   await defineCardActivation(jobs, services);
   await defineWebhookDelivery(jobs, services, { expireInSeconds: config.webhookJobExpireSeconds });
-  await defineCheckRunner({ db: database.prisma, logger, jobs, transact, expireInSeconds: config.checkJobExpireSeconds, providers: builtInProviders({ ...services, dataDir: config.dataDir }) });
+  await defineCheckRunner({
+    db: database.prisma,
+    logger,
+    jobs,
+    transact,
+    expireInSeconds: config.checkJobExpireSeconds,
+    providers: builtInProviders({ ...services, dataDir: config.dataDir }),
+  });
   await definePeriodicChecks({ db: database.prisma, logger, jobs, transact }, config.periodicChecksCron);
   await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
@@ -105,9 +115,24 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const sharedCache = createSharedCache(services.events);
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
   await redis?.ready(); // the subscriptions above are in place before the first request
-  const readiness = [{ name: "database", check: database.ping }, ...(redis ? [{ name: "redis", check: async () => { await redis.client.ping(); } }] : [])];
+  const readiness = [
+    { name: "database", check: database.ping },
+    ...(redis
+      ? [
+          {
+            name: "redis",
+            check: async () => {
+              await redis.client.ping();
+            },
+          },
+        ]
+      : []),
+  ];
   const rateLimiter = createRateLimiter({
-    limit: config.rateLimitPerMinute, operatorLimit: config.operatorRateLimitPerMinute, refusedLimit: config.unauthenticatedRateLimitPerMinute, redis: redis?.client ?? null,
+    limit: config.rateLimitPerMinute,
+    operatorLimit: config.operatorRateLimitPerMinute,
+    refusedLimit: config.unauthenticatedRateLimitPerMinute,
+    redis: redis?.client ?? null,
   });
   const legacy = { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy };
   const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
@@ -115,13 +140,38 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   const validated = createValidatedDocuments();
   const live = createLiveOperations({
     limits: { perKey: config.maxSubscriptionsPerKey, perSocket: config.maxSubscriptionsPerSocket, total: config.maxSubscriptions },
-    auth: services.auth, events: services.events,
+    auth: services.auth,
+    events: services.events,
   });
-  const yoga = buildYoga({ config, schema, services, metrics, readiness, table, openApi: buildOpenApi(schema, table), answerRoute, legacy, rateLimiter, maskError, validated, live });
-  const lanes = config.lanes ? createLanes({
-    services, metrics, table, answerRoute, rateLimiter, compiled: createCompiledExecutor(schema, maskError),
-    validated, fetchAPI: yoga.fetchAPI, maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy,
-  }) : null;
+  const yoga = buildYoga({
+    config,
+    schema,
+    services,
+    metrics,
+    readiness,
+    table,
+    openApi: buildOpenApi(schema, table),
+    answerRoute,
+    legacy,
+    rateLimiter,
+    maskError,
+    validated,
+    live,
+  });
+  const lanes = config.lanes
+    ? createLanes({
+        services,
+        metrics,
+        table,
+        answerRoute,
+        rateLimiter,
+        compiled: createCompiledExecutor(schema, maskError),
+        validated,
+        fetchAPI: yoga.fetchAPI,
+        maxBodyBytes: config.maxBodyBytes,
+        trustProxy: config.trustProxy,
+      })
+    : null;
 
   let server: Server | null = null;
   let inFlight = 0;
@@ -132,13 +182,23 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     if (draining) res.setHeader("connection", "close"); // the client opens a new connection (elsewhere) next time
     try {
       if (!(await lanes?.(req, res))) await yoga(req, res);
-    } finally { inFlight--; }
+    } finally {
+      inFlight--;
+    }
   };
   let closeWs: (() => Promise<void>) | null = null;
   let closeControl: (() => Promise<void>) | null = null;
   let closeScrapes: (() => Promise<void>) | null = null;
   return {
-    config, services, database, yoga, demo, redis, metrics, live, outbox,
+    config,
+    services,
+    database,
+    yoga,
+    demo,
+    redis,
+    metrics,
+    live,
+    outbox,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
@@ -149,8 +209,14 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       // (`migrate` has nothing to do: this process migrated at start). Without the socket (a DATA_DIR
       // path too long for one) the service still runs; the CLI then needs it stopped, as before.
       if (database.kind === "pglite" && !database.ephemeral)
-        closeControl = await serveControlSocket(config.dataDir, { db: database.prisma, transact, migrate: async () => [], events: services.events, jobs: async () => jobs, logger }, (err) => logger.error({ err }, "cli command failed"))
-          .catch((err: Error) => { logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR"); return null; });
+        closeControl = await serveControlSocket(
+          config.dataDir,
+          { db: database.prisma, transact, migrate: async () => [], events: services.events, jobs: async () => jobs, logger },
+          (err) => logger.error({ err }, "cli command failed"),
+        ).catch((err: Error) => {
+          logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR");
+          return null;
+        });
       const address = server.address();
       return typeof address === "object" && address ? address.port : port;
     },
@@ -165,8 +231,11 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
         draining = true;
         await new Promise((r) => setTimeout(r, 100));
         await closeWs?.();
-        await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeIdleConnections(); });
-        for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+        await new Promise<void>((resolve) => {
+          server!.close(() => resolve());
+          server!.closeIdleConnections();
+        });
+        for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
       }
       await jobs.stop();
       await sharedCache.stop();

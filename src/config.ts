@@ -104,7 +104,11 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, protocols: string[]) {
   const raw = env[name];
   if (!raw) return undefined;
   let url: URL;
-  try { url = new URL(raw); } catch { throw new ConfigError(`${name} is not a valid URL`); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
   if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(" or ")}`);
   return raw;
 }
@@ -129,7 +133,8 @@ function emailVar(env: NodeJS.ProcessEnv, name: string, fallback: string) {
   const raw = env[name];
   if (!raw) return fallback;
   // a bare address or `Name <address>`
-  if (!/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())) throw new ConfigError(`${name} must be an email address, e.g. "Acme <no-reply@acme.test>"`);
+  if (!/^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim()))
+    throw new ConfigError(`${name} must be an email address, e.g. "Acme <no-reply@acme.test>"`);
   return raw.trim();
 }
 
@@ -159,7 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // an attempt still waiting for its answer must not be taken for a dead worker's and sent twice
   if (webhookJobExpireSeconds <= webhookTimeoutSeconds)
     throw new ConfigError(`WEBHOOK_JOB_EXPIRE_SECONDS (${webhookJobExpireSeconds}) must be greater than WEBHOOK_TIMEOUT_SECONDS (${webhookTimeoutSeconds})`);
-  if (databaseUrl && !encryptionKey) throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
+  if (databaseUrl && !encryptionKey)
+    throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
     port: intVar(env, "PORT", 4000, 0, 65535),
     host: env.HOST || "0.0.0.0",
@@ -218,9 +224,17 @@ function originsVar(env: NodeJS.ProcessEnv, name: string, fallback: "*" | string
   if (raw === "none") return [];
   const origins = raw.split(",").map((o) => o.trim());
   for (const origin of origins) {
-    const parsed = (() => { try { return new URL(origin); } catch { return null; } })();
+    const parsed = (() => {
+      try {
+        return new URL(origin);
+      } catch {
+        return null;
+      }
+    })();
     if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol))
-      throw new ConfigError(`${name} must be "*", "none" or comma-separated origins such as "https://app.example.com" (scheme, host and port only), got "${origin}"`);
+      throw new ConfigError(
+        `${name} must be "*", "none" or comma-separated origins such as "https://app.example.com" (scheme, host and port only), got "${origin}"`,
+      );
   }
   return origins;
 }
@@ -238,14 +252,16 @@ function operatorKey(raw: string | undefined) {
   if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError(`ADMIN_API_KEY must be printable ASCII without spaces; ${advice}`);
   const runs = raw.length - 2;
   const distinctRuns = new Set(Array.from({ length: runs }, (_, i) => raw.slice(i, i + 3))).size;
-  if (new Set(raw).size < 8 || distinctRuns < runs * 0.75) throw new ConfigError(`ADMIN_API_KEY repeats a character, word or pattern: it is guessable; ${advice}`);
+  if (new Set(raw).size < 8 || distinctRuns < runs * 0.75)
+    throw new ConfigError(`ADMIN_API_KEY repeats a character, word or pattern: it is guessable; ${advice}`);
   return raw;
 }
 
 function prefixVar(env: NodeJS.ProcessEnv, name: string) {
   const raw = env[name];
   if (!raw) return undefined;
-  if (!/^[\x21-\x7e]{1,100}$/.test(raw)) throw new ConfigError(`${name} must be 1 to 100 printable ASCII characters without spaces, e.g. "acme-prod:", got "${raw}"`);
+  if (!/^[\x21-\x7e]{1,100}$/.test(raw))
+    throw new ConfigError(`${name} must be 1 to 100 printable ASCII characters without spaces, e.g. "acme-prod:", got "${raw}"`);
   return raw;
 }
 

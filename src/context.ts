@@ -16,7 +16,11 @@ import { releaseWork, type WorkLimits, type WorkSpent } from "./graphql/work-bud
 
 /** Long-lived pieces built once at start and shared by every request. */
 export type Services = {
-  db: Db; cipher: Cipher; logger: Logger; auth: Authenticator; events: EventBus;
+  db: Db;
+  cipher: Cipher;
+  logger: Logger;
+  auth: Authenticator;
+  events: EventBus;
   /** OTP delivery: sandbox outbox, SMTP, SMS webhook */
   delivery: Delivery;
   /** the clock of time-bound rules (OTP expiry, cooldown); tests replace it instead of sleeping */
@@ -57,8 +61,23 @@ export function requestContext(services: Services, principal: Principal, request
   // into old space (docs/performance.md). A new service must be added here too (the type says so).
   const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
   return {
-    db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits, principal, requestId,
-    workSpent: { rows: 0, fileBytes: 0 }, ...initContextCache(),
+    db,
+    cipher,
+    logger,
+    auth,
+    events,
+    delivery,
+    now,
+    compliance,
+    documentStore,
+    webhooks,
+    jobs,
+    transact,
+    workLimits,
+    principal,
+    requestId,
+    workSpent: { rows: 0, fileBytes: 0 },
+    ...initContextCache(),
   };
 }
 
@@ -74,7 +93,11 @@ export function releaseRequestCaches(ctx: object) {
 /** `fn` with a fresh request context, whose Pothos caches are let go of once it settles (the lanes; yoga's executions: server/plugins/use-request-caches-released.ts). */
 export async function withRequestContext<T>(services: Services, principal: Principal, requestId: string, fn: (ctx: RequestContext) => Promise<T>): Promise<T> {
   const ctx = requestContext(services, principal, requestId);
-  try { return await fn(ctx); } finally { releaseRequestCaches(ctx); }
+  try {
+    return await fn(ctx);
+  } finally {
+    releaseRequestCaches(ctx);
+  }
 }
 
 /** The client a tenant-owned operation runs for; an operator key has none. */

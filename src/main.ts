@@ -13,8 +13,13 @@ const rssMiB = () => Math.round(process.memoryUsage.rss() / 2 ** 20);
 const memory: Record<string, number> = { imported: rssMiB() };
 
 let config;
-try { config = loadConfig(); } catch (error) {
-  if (error instanceof ConfigError) { console.error(`config: ${error.message}`); process.exit(1); }
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`config: ${error.message}`);
+    process.exit(1);
+  }
   throw error;
 }
 const started = performance.now();
@@ -27,7 +32,10 @@ const { migrated, app } = await (async () => {
     return { migrated, app: await buildApp(config) };
   } catch (error) {
     // another process serves this DATA_DIR: one line, as for a bad setting
-    if (error instanceof DataDirInUse) { console.error(`data: ${error.message}`); process.exit(1); }
+    if (error instanceof DataDirInUse) {
+      console.error(`data: ${error.message}`);
+      process.exit(1);
+    }
     throw error;
   }
 })();
@@ -39,7 +47,8 @@ if (migrated.length) log.info({ applied: migrated }, "migrations applied");
 const written = isMemoryDir(config.dataDir) ? {} : { file: `${config.dataDir}/bootstrap.json` };
 if (app.demo) log.info({ demo_client: app.demo, ...written }, "created the sandbox demo client; its API key is shown only now");
 log.info({ port, database: app.database.kind, ms: Math.round(performance.now() - started), rss_mib: memory }, `listening on http://localhost:${port}/graphql`);
-if (app.demo) console.log(`\nDemo sandbox API key: ${app.demo.api_key}\n  curl -H "Authorization: Bearer ${app.demo.api_key}" http://localhost:${port}/v2/users\n`);
+if (app.demo)
+  console.log(`\nDemo sandbox API key: ${app.demo.api_key}\n  curl -H "Authorization: Bearer ${app.demo.api_key}" http://localhost:${port}/v2/users\n`);
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -31,6 +31,5 @@ export const permits = (principal: Principal, required: string) =>
   required === OPERATOR_ONLY ? principal.kind === "operator" : principal.scopes.has(required);
 
 /** Why `permits` said no, for the 403. */
-export const refusalOf = (required: string, operation: string) => required === OPERATOR_ONLY
-  ? `Only the operator key may call ${operation}.`
-  : `The API key lacks the scope ${required} needed for ${operation}.`;
+export const refusalOf = (required: string, operation: string) =>
+  required === OPERATOR_ONLY ? `Only the operator key may call ${operation}.` : `The API key lacks the scope ${required} needed for ${operation}.`;

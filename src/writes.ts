@@ -25,10 +25,11 @@ export function createWrites(db: Db, { bus, jobs, logger }: { bus: EventBus; job
  */
 export function cliTransact(db: Db, options: { bus: EventBus; jobs: () => Promise<Jobs>; logger?: Logger }): Transact {
   let opened: Promise<Transact> | null = null;
-  const transact = () => (opened ??= options.jobs().then(async (jobs) => {
-    await defineEventRelay(jobs);
-    return createWrites(db, { ...options, jobs }).transact;
-  }));
+  const transact = () =>
+    (opened ??= options.jobs().then(async (jobs) => {
+      await defineEventRelay(jobs);
+      return createWrites(db, { ...options, jobs }).transact;
+    }));
   return Object.assign(
     async <T>(actor: Actor, fn: (write: Write) => Promise<T>, transactionOptions?: { timeout?: number }) => (await transact())(actor, fn, transactionOptions),
     { oneStatement: async <T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) => (await transact()).oneStatement(actor, change) },

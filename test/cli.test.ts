@@ -13,7 +13,8 @@ const cli = async (dataDir: string, ...args: (string | { env: Record<string, str
   const extra = args.flatMap((a) => (typeof a === "string" ? [] : [a.env]))[0] ?? {};
   const argv = args.filter((a): a is string => typeof a === "string");
   const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "src/cli/main.ts", ...argv], {
-    cwd: root, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "test", ...extra },
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "test", ...extra },
   });
   return JSON.parse(stdout);
 };
@@ -56,7 +57,11 @@ describe("cli while the server runs", () => {
       expect(await cli(dataDir, "reference", "import", "docs/examples/catalogue.csv")).toEqual({ imported: { institutions: 1, branches: 2, corridors: 1 } });
       expect((await t.rest("GET", thaiCorridors, { key })).body.data.map((c: { id: string }) => c.id)).toEqual(["th-thb-bank"]);
       // the shipped files themselves, each a bare list named by its file
-      for (const [file, count] of [["institutions", 268], ["branches", 710], ["corridors", 28]] as const)
+      for (const [file, count] of [
+        ["institutions", 268],
+        ["branches", 710],
+        ["corridors", 28],
+      ] as const)
         expect((await cli(dataDir, "reference", "import", `data/remittance/${file}.json`)).imported[file]).toBe(count);
       expect((await cli(dataDir, "reference", "import", "docs/examples/catalogue.json")).imported).toEqual({ institutions: 1, branches: 2, corridors: 1 });
       const listed = await cli(dataDir, "clients", "list");
@@ -66,19 +71,28 @@ describe("cli while the server runs", () => {
     }
   }, 120_000);
 
-  it.runIf(multiInstance)("on PostgreSQL tells every running instance through Redis, which clears its lookup cache", async () => {
-    const t = await startTestApp("postgres");
-    try {
-      const key = (await t.createClient("Reader", ["lookups:read"])).key;
-      expect((await t.rest("GET", thaiCorridors, { key })).body.data).toEqual([]);
-      const env = { DATABASE_URL: process.env.DATABASE_URL!, DATABASE_SCHEMA: t.schemaName!, REDIS_URL: process.env.REDIS_URL!, ENCRYPTION_KEY: randomBytes(32).toString("hex") };
-      expect((await cli("memory://", { env }, "reference", "import", "docs/examples/catalogue.csv")).imported.corridors).toBe(1);
-      let ids: string[] = [];
-      for (let i = 0; i < 50 && !ids.length; i++, await new Promise((r) => setTimeout(r, 20)))
-        ids = (await t.rest("GET", thaiCorridors, { key })).body.data.map((c: { id: string }) => c.id);
-      expect(ids).toEqual(["th-thb-bank"]);
-    } finally {
-      await t.stop();
-    }
-  }, 120_000);
+  it.runIf(multiInstance)(
+    "on PostgreSQL tells every running instance through Redis, which clears its lookup cache",
+    async () => {
+      const t = await startTestApp("postgres");
+      try {
+        const key = (await t.createClient("Reader", ["lookups:read"])).key;
+        expect((await t.rest("GET", thaiCorridors, { key })).body.data).toEqual([]);
+        const env = {
+          DATABASE_URL: process.env.DATABASE_URL!,
+          DATABASE_SCHEMA: t.schemaName!,
+          REDIS_URL: process.env.REDIS_URL!,
+          ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+        };
+        expect((await cli("memory://", { env }, "reference", "import", "docs/examples/catalogue.csv")).imported.corridors).toBe(1);
+        let ids: string[] = [];
+        for (let i = 0; i < 50 && !ids.length; i++, await new Promise((r) => setTimeout(r, 20)))
+          ids = (await t.rest("GET", thaiCorridors, { key })).body.data.map((c: { id: string }) => c.id);
+        expect(ids).toEqual(["th-thb-bank"]);
+      } finally {
+        await t.stop();
+      }
+    },
+    120_000,
+  );
 });

@@ -37,7 +37,9 @@ describe("Prisma's runtime as installed", () => {
     database = await createDb({ dataDir: "memory://" });
     await database.migrate();
   });
-  afterAll(async () => { await database.close(); });
+  afterAll(async () => {
+    await database.close();
+  });
 
   it("answers with a PrismaPromise whose spec is a plain value, not a getter (no old-space accessor per query)", async () => {
     const pending = database.prisma.user.findMany({ take: 1 });
@@ -50,10 +52,17 @@ describe("Prisma's runtime as installed", () => {
     const protos = async () => {
       const seen: unknown[] = [];
       const create = Object.create;
-      Object.create = ((proto: object | null, props?: PropertyDescriptorMap) => { seen.push(proto); return create(proto, props!); }) as typeof Object.create;
+      Object.create = ((proto: object | null, props?: PropertyDescriptorMap) => {
+        seen.push(proto);
+        return create(proto, props!);
+      }) as typeof Object.create;
       try {
-        expect(await database.prisma.user.findMany({ take: 5, select: { id: true, documents: { select: { id: true } }, checks: { select: { id: true } } } })).toEqual([]);
-      } finally { Object.create = create; }
+        expect(
+          await database.prisma.user.findMany({ take: 5, select: { id: true, documents: { select: { id: true } }, checks: { select: { id: true } } } }),
+        ).toEqual([]);
+      } finally {
+        Object.create = create;
+      }
       return seen;
     };
     const [first, second] = [await protos(), await protos()];
@@ -77,7 +86,11 @@ describe("@prisma/debug as installed", () => {
     Debug("prisma:bench-quiet")("a statement", { args: ["kept?"] });
     expect(getLogs()).not.toContain("kept?");
     Debug.enable("prisma:bench-loud");
-    try { Debug("prisma:bench-loud")("a statement", { args: ["kept!"] }); } finally { Debug.enable(""); }
+    try {
+      Debug("prisma:bench-loud")("a statement", { args: ["kept!"] });
+    } finally {
+      Debug.enable("");
+    }
     expect(getLogs()).toContain("kept!");
     clearLogs();
   });
@@ -86,7 +99,7 @@ describe("@prisma/debug as installed", () => {
     // the adapter imports Debug from its driver-adapter-utils, which resolves @prisma/debug beside itself (ESM build)
     const utils = createRequire(path.join(packageDir("pglite-prisma-adapter"), "package.json")).resolve("@prisma/driver-adapter-utils");
     const cjs = createRequire(utils).resolve("@prisma/debug");
-    const copy = await import(pathToFileURL(cjs.replace(/index\.js$/, "index.mjs")).href) as typeof import("@prisma/debug");
+    const copy = (await import(pathToFileURL(cjs.replace(/index\.js$/, "index.mjs")).href)) as typeof import("@prisma/debug");
     copy.clearLogs();
     copy.Debug("prisma:driver-adapter:pglite")("[js::query_raw] %O", { sql: "SELECT 1", args: ["kept?"] });
     expect(copy.getLogs()).not.toContain("kept?");
@@ -151,10 +164,12 @@ describe("graphql as installed", () => {
 
 describe("the patches", () => {
   // `pglite-prisma-adapter++@prisma+debug+7.2.0.patch`: the nested package pglite-prisma-adapter/@prisma/debug at 7.2.0
-  const patches = readdirSync(path.join(root, "patches")).filter((f) => f.endsWith(".patch")).map((file) => {
-    const [, name, version] = /^(.+)\+(\d[^+]*)\.patch$/.exec(file)!;
-    return { file, name: name.replaceAll("++", "/").replaceAll("+", "/"), version };
-  });
+  const patches = readdirSync(path.join(root, "patches"))
+    .filter((f) => f.endsWith(".patch"))
+    .map((file) => {
+      const [, name, version] = /^(.+)\+(\d[^+]*)\.patch$/.exec(file)!;
+      return { file, name: name.replaceAll("++", "/").replaceAll("+", "/"), version };
+    });
 
   it("each is made for the version installed, and a direct dependency it patches is pinned to that version", () => {
     expect(patches.length).toBeGreaterThan(0);
@@ -182,8 +197,12 @@ describe("the patches", () => {
     // graphql at the patch's version, but with an execute.js the patch does not fit (as after an upstream change)
     mkdirSync(path.join(app, "node_modules/graphql/execution"), { recursive: true });
     writeFileSync(path.join(app, "node_modules/graphql/package.json"), JSON.stringify({ name: "graphql", version: patch.version }));
-    for (const f of ["execute.js", "execute.mjs", "values.js", "values.mjs"]) writeFileSync(path.join(app, "node_modules/graphql/execution", f), "export {};\n");
-    const run = spawnSync(process.execPath, [path.join(root, "node_modules/patch-package/index.js"), "--error-on-fail", "--error-on-warn"], { cwd: app, encoding: "utf8" });
+    for (const f of ["execute.js", "execute.mjs", "values.js", "values.mjs"])
+      writeFileSync(path.join(app, "node_modules/graphql/execution", f), "export {};\n");
+    const run = spawnSync(process.execPath, [path.join(root, "node_modules/patch-package/index.js"), "--error-on-fail", "--error-on-warn"], {
+      cwd: app,
+      encoding: "utf8",
+    });
     expect(run.status).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/failed to apply/i);
   });

@@ -5,7 +5,12 @@ import { describe, expect, it } from "vitest";
 import { routes } from "../src/rest/routes.js";
 
 const root = path.resolve(import.meta.dirname, "..");
-const pages = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const read = (page: string) => readFileSync(path.join(root, page), "utf8");
 
 describe("documentation", () => {
@@ -22,7 +27,8 @@ describe("documentation", () => {
   it("names only REST paths that are served, and says /v1 is not", () => {
     const served = new Set(routes.map((r) => `${r.method} ${r.path}`));
     const api = read("docs/api.md");
-    const named = [...api.matchAll(/`(GET|POST|PUT|DELETE) (\/[^`?\s]*)/g)].map((m) => `${m[1]} ${m[2]}`)
+    const named = [...api.matchAll(/`(GET|POST|PUT|DELETE) (\/[^`?\s]*)/g)]
+      .map((m) => `${m[1]} ${m[2]}`)
       .filter((r) => !/^(GET|POST) \/(graphql|healthz|readyz|metrics|openapi\.json|docs)?$/.test(r));
     expect(named.length).toBeGreaterThan(10);
     for (const route of named) expect(served, route).toContain(route);

@@ -25,23 +25,32 @@ async function streamPost(port: number, path: string, headers: Record<string, st
   gc();
   const base = memory();
   let peak = 0;
-  const sampler = setInterval(() => { peak = Math.max(peak, memory() - base); }, 5);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, memory() - base);
+  }, 5);
   const req = request({ host: "127.0.0.1", port, path, method: "POST", headers });
   let answered = false;
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on("response", (res) => {
       answered = true;
       let text = "";
-      res.on("data", (c) => { text += c; });
+      res.on("data", (c) => {
+        text += c;
+      });
       res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, sent }));
       res.on("error", reject);
     });
     // once answered, the server closes the connection under the unsent rest: EPIPE or a reset is expected then
-    req.on("error", (error) => { if (!answered) reject(error); });
+    req.on("error", (error) => {
+      if (!answered) reject(error);
+    });
   });
   let sent = 0;
   const chunk = Buffer.alloc(64 * 1024, "x");
-  if (prefix) { req.write(prefix); sent += prefix.length; }
+  if (prefix) {
+    req.write(prefix);
+    sent += prefix.length;
+  }
   while (!answered && !req.destroyed && sent < total) {
     sent += chunk.length;
     if (!req.write(chunk)) await Promise.race([once(req, "drain"), once(req, "close"), answer.catch(() => {})]);
@@ -54,7 +63,10 @@ async function streamPost(port: number, path: string, headers: Record<string, st
   return { ...result, peak };
 }
 
-const memory = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+const memory = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
 
 async function get(port: number, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
@@ -75,10 +87,25 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
   afterAll(() => t?.stop());
 
   const cases: [string, string, () => Record<string, string>, string][] = [
-    ["/graphql without a key, while GraphiQL is on (the introspection check reads it)", "/graphql", () => ({ "content-type": "application/json" }), '{"query":"{ __typename }","pad":"'],
-    ["a REST POST with an Idempotency-Key, by a key with no scopes (the idempotency hash reads it)", "/v2/users", () => ({ "content-type": "application/json", authorization: `Bearer ${noScopes}`, "idempotency-key": "k-1" }), '{"first_name":"'],
+    [
+      "/graphql without a key, while GraphiQL is on (the introspection check reads it)",
+      "/graphql",
+      () => ({ "content-type": "application/json" }),
+      '{"query":"{ __typename }","pad":"',
+    ],
+    [
+      "a REST POST with an Idempotency-Key, by a key with no scopes (the idempotency hash reads it)",
+      "/v2/users",
+      () => ({ "content-type": "application/json", authorization: `Bearer ${noScopes}`, "idempotency-key": "k-1" }),
+      '{"first_name":"',
+    ],
     ["a REST POST (the route reads it)", "/v2/users", () => ({ "content-type": "application/json", authorization: `Bearer ${key}` }), '{"first_name":"'],
-    ["a GraphQL POST with a key (yoga's parser reads it)", "/graphql", () => ({ "content-type": "application/json", authorization: `Bearer ${key}` }), '{"query":"{ __typename }","pad":"'],
+    [
+      "a GraphQL POST with a key (yoga's parser reads it)",
+      "/graphql",
+      () => ({ "content-type": "application/json", authorization: `Bearer ${key}` }),
+      '{"query":"{ __typename }","pad":"',
+    ],
   ];
 
   it.each(cases)("answers 413 to 20 MiB sent chunked to %s, without holding it, and stays up", async (_, path, headers, prefix) => {
@@ -95,8 +122,13 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
 
   it("answers 413 to a chunked GraphQL multipart body past the upload allowance, and stays up", async () => {
     const boundary = "b0undary";
-    const res = await streamPost(port, "/graphql", { "content-type": `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${key}`, "x-graphql-yoga-csrf": "1" }, 40 * MiB,
-      `--${boundary}\r\ncontent-disposition: form-data; name="operations"\r\n\r\n{"query":"{ __typename }"}\r\n--${boundary}\r\ncontent-disposition: form-data; name="0"; filename="a.pdf"\r\ncontent-type: application/pdf\r\n\r\n`);
+    const res = await streamPost(
+      port,
+      "/graphql",
+      { "content-type": `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${key}`, "x-graphql-yoga-csrf": "1" },
+      40 * MiB,
+      `--${boundary}\r\ncontent-disposition: form-data; name="operations"\r\n\r\n{"query":"{ __typename }"}\r\n--${boundary}\r\ncontent-disposition: form-data; name="0"; filename="a.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+    );
     expect(res.status).toBe(413);
     expect(res.body.errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
     expect(res.headers.connection).toBe("close");
@@ -104,7 +136,13 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
   });
 
   it("still reads a chunked body within the limit", async () => {
-    const res = await streamPost(port, "/graphql", { "content-type": "application/json", authorization: `Bearer ${key}` }, 0, JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }));
+    const res = await streamPost(
+      port,
+      "/graphql",
+      { "content-type": "application/json", authorization: `Bearer ${key}` },
+      0,
+      JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.users.totalCount).toEqual(expect.any(Number));
   });
@@ -112,7 +150,9 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
 
 describe("GET /graphql with Accept: text/html", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { GRAPHIQL: "0", REDIS_URL: "" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { GRAPHIQL: "0", REDIS_URL: "" });
+  });
   afterAll(() => t?.stop());
 
   it("needs a key when GraphiQL is off (production): no page answers it, so it is an API call", async () => {
@@ -131,7 +171,8 @@ describe("what /graphql reads", () => {
   });
   afterAll(() => t?.stop());
   const basic = () => `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
-  const post = (body: string | FormData, headers: Record<string, string>) => t.app.fetch("/graphql", { method: "POST", headers: { authorization: basic(), ...headers }, body });
+  const post = (body: string | FormData, headers: Record<string, string>) =>
+    t.app.fetch("/graphql", { method: "POST", headers: { authorization: basic(), ...headers }, body });
 
   it("answers a text/plain body 415 with a GraphQL error, not an empty body", async () => {
     const res = await post(JSON.stringify({ query: "{ __typename }" }), { "content-type": "text/plain" });
@@ -152,7 +193,10 @@ describe("what /graphql reads", () => {
     expect(refusedMultipart.status).toBe(403);
     expect(await t.db.user.count({ where: { email } })).toBe(0);
 
-    const allowed = await post(new URLSearchParams({ query: "{ users(first: 1) { totalCount } }" }).toString(), { "content-type": "application/x-www-form-urlencoded", "x-graphql-yoga-csrf": "1" });
+    const allowed = await post(new URLSearchParams({ query: "{ users(first: 1) { totalCount } }" }).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-graphql-yoga-csrf": "1",
+    });
     expect(allowed.status).toBe(200);
     expect((await allowed.json()).data.users.totalCount).toEqual(expect.any(Number));
     // JSON needs a preflight already: no header asked
@@ -180,17 +224,36 @@ describe("security headers, on yoga's answers and the lanes' alike", () => {
   };
 
   it("keeps every API answer out of caches and frames: yoga's (REST, GraphQL, a refusal) and the lanes'", async () => {
-    const lanes = async () => ((await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get())?.values ?? []).reduce((n, v) => n + v.value, 0);
+    const lanes = async () =>
+      ((await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get())?.values ?? []).reduce((n, v) => n + v.value, 0);
     const before = await lanes();
-    const created = await t.app.fetch("/v2/users", { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ first_name: "H", last_name: "S", email: `h-${Date.now()}@example.com` }) });
+    const created = await t.app.fetch("/v2/users", {
+      method: "POST",
+      headers: { ...auth(), "content-type": "application/json" },
+      body: JSON.stringify({ first_name: "H", last_name: "S", email: `h-${Date.now()}@example.com` }),
+    });
     const answers: [string, Response][] = [
       ["yoga REST", created],
-      ["yoga GraphQL", await t.app.fetch("/graphql", { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })],
+      [
+        "yoga GraphQL",
+        await t.app.fetch("/graphql", {
+          method: "POST",
+          headers: { ...auth(), "content-type": "application/json" },
+          body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }),
+        }),
+      ],
       ["yoga 401", await t.app.fetch("/v2/users")],
       ["REST lane", await fetch(`http://127.0.0.1:${port}/v2/users`, { headers: auth() })],
-      ["GraphQL lane", await fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })],
+      [
+        "GraphQL lane",
+        await fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: "POST",
+          headers: { ...auth(), "content-type": "application/json" },
+          body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }),
+        }),
+      ],
     ];
-    expect(await lanes() - before).toBe(2); // the last two were the lanes'
+    expect((await lanes()) - before).toBe(2); // the last two were the lanes'
     for (const [what, res] of answers) {
       expect(res.status, what).toBeLessThan(500);
       expectApiHeaders(res.headers, what);
@@ -230,7 +293,11 @@ describe("security headers, on yoga's answers and the lanes' alike", () => {
 });
 
 describe("CORS", () => {
-  const preflight = (t: TestApp, origin: string) => t.app.fetch("/graphql", { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+  const preflight = (t: TestApp, origin: string) =>
+    t.app.fetch("/graphql", {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+    });
 
   it("answers only the origins CORS_ORIGINS names, never null, and never with credentials", async () => {
     const t = await startTestApp("pglite", { CORS_ORIGINS: "https://app.example.com,http://localhost:3000", REDIS_URL: "" });
@@ -242,7 +309,9 @@ describe("CORS", () => {
       }
       for (const origin of ["https://evil.example", "null", "https://app.example.com.evil.example"])
         expect((await preflight(t, origin)).headers.get("access-control-allow-origin"), origin).toBeNull();
-    } finally { await t.stop(); }
+    } finally {
+      await t.stop();
+    }
   });
 
   it("answers any origin but null in development, and none in production unless named", async () => {
@@ -250,11 +319,15 @@ describe("CORS", () => {
     try {
       expect((await preflight(dev, "https://anything.example")).headers.get("access-control-allow-origin")).toBe("https://anything.example");
       expect((await preflight(dev, "null")).headers.get("access-control-allow-origin")).toBeNull();
-    } finally { await dev.stop(); }
+    } finally {
+      await dev.stop();
+    }
     const production = await startTestApp("pglite", { NODE_ENV: "production", REDIS_URL: "" });
     try {
       expect((await preflight(production, "https://anything.example")).headers.get("access-control-allow-origin")).toBeNull();
-    } finally { await production.stop(); }
+    } finally {
+      await production.stop();
+    }
   });
 });
 
@@ -285,7 +358,11 @@ describe("rate limits of the operator key and of refused keys, on yoga and the l
     const statuses: number[] = [];
     for (let i = 0; i < remaining; i++) statuses.push((await send("/payouts/remittances/utilities/currencies", { authorization: `Bearer ${ADMIN}` })).status); // the GET lane
     expect(statuses.every((s) => s === 200)).toBe(true);
-    const over = await t.app.fetch("/admin/clients", { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "One too many", mode: "SANDBOX" }) });
+    const over = await t.app.fetch("/admin/clients", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "One too many", mode: "SANDBOX" }),
+    });
     expect(over.status).toBe(429);
     expect(over.headers.get("retry-after")).toMatch(/^\d+$/);
     expect((await over.json()).code).toBe("RATE_LIMITED");
@@ -302,7 +379,10 @@ describe("rate limits of the operator key and of refused keys, on yoga and the l
       await send("/graphql", { ...from("198.51.100.7"), "x-api-key": "ogk_sandbox_guess2" }, "POST", JSON.stringify({ query: "{ users { totalCount } }" })),
     ];
     expect(attempts.map((r) => r.status)).toEqual([401, 401, 401]);
-    for (const [path, method, body] of [["/v2/users", "GET", undefined], ["/graphql", "POST", JSON.stringify({ query: "{ users { totalCount } }" })]] as const) {
+    for (const [path, method, body] of [
+      ["/v2/users", "GET", undefined],
+      ["/graphql", "POST", JSON.stringify({ query: "{ users { totalCount } }" })],
+    ] as const) {
       const over = await send(path, { ...from("198.51.100.7"), authorization: "Bearer ogk_sandbox_guess3" }, method, body);
       expect(over.status, path).toBe(429);
       expect(over.headers.get("retry-after"), path).toMatch(/^\d+$/);
@@ -322,7 +402,8 @@ describe("idempotency keys", () => {
     ({ key, clientId } = await t.createClient("Idempotent"));
   });
   afterAll(() => t?.stop());
-  const post = (body: BodyInit, headers: Record<string, string>) => t.app.fetch("/graphql", { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body });
+  const post = (body: BodyInit, headers: Record<string, string>) =>
+    t.app.fetch("/graphql", { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body });
   const newUser = (email: string) => `mutation { createUser(input: { firstName: "I", lastName: "K", email: "${email}" }) { id } }`;
 
   it("runs a GraphQL query posted with a key afresh each time, and stores nothing for it", async () => {
@@ -357,7 +438,14 @@ describe("idempotency keys", () => {
     expect((await t.app.services.jobs.boss.getSchedules()).map((s) => s.name)).toContain(IDEMPOTENCY_PURGE_JOB);
     const now = new Date();
     const row = (k: string, expiresAt: Date) => ({ clientId, key: k, requestHash: "h", expiresAt });
-    await t.db.idempotencyKey.createMany({ data: [row("old-1", new Date(now.getTime() - 1000)), row("old-2", new Date(now.getTime() - 3600_000)), row("old-3", now), row("live", new Date(now.getTime() + 3600_000))] });
+    await t.db.idempotencyKey.createMany({
+      data: [
+        row("old-1", new Date(now.getTime() - 1000)),
+        row("old-2", new Date(now.getTime() - 3600_000)),
+        row("old-3", now),
+        row("live", new Date(now.getTime() + 3600_000)),
+      ],
+    });
     expect(await purgeExpiredIdempotencyKeys(t.db, now, 2)).toBe(3);
     expect((await t.db.idempotencyKey.findMany({ where: { clientId, key: { in: ["old-1", "old-2", "old-3", "live"] } } })).map((r) => r.key)).toEqual(["live"]);
   });

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; engines?: { node?: string }; hasInstallScript?: boolean; optional?: boolean }> };
+const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { version?: string; engines?: { node?: string }; hasInstallScript?: boolean; optional?: boolean }>;
+};
 // an optional package npm skipped here (another CPU's binding and what only it needs) is not checked: npm does not install it
 const installed = Object.entries(lock.packages).filter(([p, v]) => p.startsWith("node_modules/") && (!v.optional || existsSync(path.join(root, p))));
 const nameOf = (p: string) => p.slice(p.lastIndexOf("node_modules/") + "node_modules/".length);

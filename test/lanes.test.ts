@@ -29,7 +29,10 @@ describe("lanes", () => {
       const pattern = new RegExp(`^${route.path.replace(/\{\w+\}/g, "[^/]+")}/?(\\?|$)`);
       const calls = compared.filter((c) => c.method === "GET" && pattern.test(c.path));
       expect(calls.length, `GET ${route.path} compared`).toBeGreaterThan(0);
-      expect(calls.some((c) => c.byLane), `GET ${route.path} answered by the lane`).toBe(true);
+      expect(
+        calls.some((c) => c.byLane),
+        `GET ${route.path} answered by the lane`,
+      ).toBe(true);
     }
   });
 
@@ -75,13 +78,19 @@ describe("the /graphql lane", () => {
     expect((await t.gql(lookupsOnly, USER, { id: userId })).errors?.[0].extensions.code).toBe("FORBIDDEN");
     const { inForce, inForceNow } = t.app.services.compliance;
     // a read asks the loaded rule book without waiting (inForceNow), else waits for it (inForce)
-    t.app.services.compliance.inForceNow = () => { throw new Error("rule book broken: SELECT secret"); };
-    t.app.services.compliance.inForce = async () => { throw new Error("rule book broken: SELECT secret"); };
+    t.app.services.compliance.inForceNow = () => {
+      throw new Error("rule book broken: SELECT secret");
+    };
+    t.app.services.compliance.inForce = async () => {
+      throw new Error("rule book broken: SELECT secret");
+    };
     try {
       const broken = await t.gql(key, USER, { id: userId });
       expect(broken.errors?.[0].extensions).toMatchObject({ code: "INTERNAL" });
       expect(JSON.stringify(broken.body)).not.toContain("SELECT secret");
-    } finally { Object.assign(t.app.services.compliance, { inForce, inForceNow }); }
+    } finally {
+      Object.assign(t.app.services.compliance, { inForce, inForceNow });
+    }
     expect(await laneAnswers()).toBe(before + 3); // the bad variables went to yoga: its 400 and wording
   });
 
@@ -131,15 +140,28 @@ describe("the REST lane's writes", () => {
   const both = async (method: string, path: (i: number) => string, body: (i: number) => unknown, headers: Record<string, string> = {}) => {
     const send = async (i: number, yogaOnly: boolean) => {
       const res = await fetch(`${yogaOnly ? t.servers!.yoga : t.servers!.lanes}${path(i)}`, {
-        method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: typeof body(i) === "string" ? body(i) as string : JSON.stringify(body(i)),
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+        body: typeof body(i) === "string" ? (body(i) as string) : JSON.stringify(body(i)),
       });
       const text = await res.text();
-      return { status: res.status, headers: Object.fromEntries([...res.headers].filter(([n]) => !["date", "etag", "x-request-id", "ratelimit-remaining", "ratelimit-reset", "content-length"].includes(n))), body: text ? JSON.parse(text) : null };
+      return {
+        status: res.status,
+        headers: Object.fromEntries(
+          [...res.headers].filter(([n]) => !["date", "etag", "x-request-id", "ratelimit-remaining", "ratelimit-reset", "content-length"].includes(n)),
+        ),
+        body: text ? JSON.parse(text) : null,
+      };
     };
     return { lane: await send(1, false), yoga: await send(2, true) };
   };
-  const masked = (body: any) => JSON.parse(JSON.stringify(body ?? null)
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "…id").replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"…time"').replace(/w-[12]@example\.com/g, "w-…@example.com"));
+  const masked = (body: any) =>
+    JSON.parse(
+      JSON.stringify(body ?? null)
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "…id")
+        .replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"…time"')
+        .replace(/w-[12]@example\.com/g, "w-…@example.com"),
+    );
 
   beforeAll(async () => {
     t = await startTestApp("pglite");
@@ -149,22 +171,53 @@ describe("the REST lane's writes", () => {
 
   it("answers a sign-up, a refused body, malformed JSON and an update as yoga does, and leaves Idempotency-Key, forms and CORS to yoga", async () => {
     const before = await restLaneAnswers();
-    const created = await both("POST", () => "/v2/users", (i) => ({ first_name: "Wen", last_name: "Lane", email: `w-${i}@example.com` }));
+    const created = await both(
+      "POST",
+      () => "/v2/users",
+      (i) => ({ first_name: "Wen", last_name: "Lane", email: `w-${i}@example.com` }),
+    );
     expect(created.lane.status).toBe(201);
     expect({ ...created.lane, body: masked(created.lane.body) }).toEqual({ ...created.yoga, body: masked(created.yoga.body) });
-    const refused = await both("POST", () => "/v2/users", () => ({ first_name: "", email: "nope" }));
+    const refused = await both(
+      "POST",
+      () => "/v2/users",
+      () => ({ first_name: "", email: "nope" }),
+    );
     expect(refused.lane.status).toBe(400);
     expect({ ...refused.lane, body: masked(refused.lane.body) }).toEqual({ ...refused.yoga, body: masked(refused.yoga.body) });
-    const malformed = await both("POST", () => "/v2/users", () => "{not json");
+    const malformed = await both(
+      "POST",
+      () => "/v2/users",
+      () => "{not json",
+    );
     expect({ ...malformed.lane, body: masked(malformed.lane.body) }).toEqual({ ...malformed.yoga, body: masked(malformed.yoga.body) });
     const id = created.lane.body.user_id;
-    const updated = await both("PUT", () => `/v2/users/${id}`, (i) => ({ last_name: `Lane ${i}` }));
+    const updated = await both(
+      "PUT",
+      () => `/v2/users/${id}`,
+      (i) => ({ last_name: `Lane ${i}` }),
+    );
     expect(updated.lane.status).toBe(200);
     expect(updated.yoga.status).toBe(200);
     expect(await restLaneAnswers()).toBe(before + 4); // each lane-side write was the lane's
-    await both("POST", () => "/v2/users", (i) => ({ first_name: "Ida", last_name: "Key", email: `idem-${i}@example.com` }), { "idempotency-key": `lane-write-${Date.now()}` });
-    await both("POST", () => "/v2/users", () => "first_name=Form&last_name=Body&email=form@example.com", { "content-type": "application/x-www-form-urlencoded" });
-    await both("POST", () => "/v2/users", (i) => ({ first_name: "Cors", last_name: "Call", email: `cors-${i}@example.com` }), { origin: "https://app.example" });
+    await both(
+      "POST",
+      () => "/v2/users",
+      (i) => ({ first_name: "Ida", last_name: "Key", email: `idem-${i}@example.com` }),
+      { "idempotency-key": `lane-write-${Date.now()}` },
+    );
+    await both(
+      "POST",
+      () => "/v2/users",
+      () => "first_name=Form&last_name=Body&email=form@example.com",
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    await both(
+      "POST",
+      () => "/v2/users",
+      (i) => ({ first_name: "Cors", last_name: "Call", email: `cors-${i}@example.com` }),
+      { origin: "https://app.example" },
+    );
     expect(await restLaneAnswers()).toBe(before + 4);
   });
 });

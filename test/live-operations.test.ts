@@ -21,8 +21,11 @@ async function served(t: TestApp) {
   const clients: Client[] = [];
   const connect = (key: string, closes: number[] = []) => {
     const client = createClient({
-      url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` },
-      retryAttempts: 0, on: { closed: (event: any) => closes.push(event.code) },
+      url: `ws://127.0.0.1:${port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key}` },
+      retryAttempts: 0,
+      on: { closed: (event: any) => closes.push(event.code) },
     });
     clients.push(client);
     return client;
@@ -31,18 +34,23 @@ async function served(t: TestApp) {
   const first = (client: Client, query: string, variables: Record<string, unknown> = {}) => {
     let stop = () => {};
     const outcome = new Promise<Outcome>((resolve) => {
-      stop = client.subscribe({ query, variables }, {
-        next: (result) => resolve(result as Outcome),
-        error: (error: any) => resolve(Array.isArray(error) ? { errors: error } : { closed: error?.code }),
-        complete: () => resolve({}),
-      });
+      stop = client.subscribe(
+        { query, variables },
+        {
+          next: (result) => resolve(result as Outcome),
+          error: (error: any) => resolve(Array.isArray(error) ? { errors: error } : { closed: error?.code }),
+          complete: () => resolve({}),
+        },
+      );
     });
     return { outcome, stop: () => stop() };
   };
   const sse = async (key: string, body: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`http://127.0.0.1:${port}/graphql`, {
-      method: "POST", signal,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(body),
+      method: "POST",
+      signal,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
     });
   const close = () => Promise.all(clients.map((c) => c.dispose()));
   return { port, connect, first, sse, close };
@@ -51,7 +59,9 @@ async function served(t: TestApp) {
 async function newClient(t: TestApp, name: string) {
   const created = await t.rest("POST", "/admin/clients", { key: ADMIN_KEY, body: { name, mode: "SANDBOX" } });
   const { client_id: clientId, api_key: key, key_id: keyId } = created.body as Record<string, string>;
-  const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Live", last_name: "Wire", email: `${name.replace(/\W/g, "").toLowerCase()}@example.com` } })).body;
+  const user = (
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "Live", last_name: "Wire", email: `${name.replace(/\W/g, "").toLowerCase()}@example.com` } })
+  ).body;
   return { clientId, key, keyId, userId: user.user_id as string };
 }
 
@@ -63,7 +73,10 @@ async function readStream(res: Response, ms: number) {
   for (;;) {
     const left = until - Date.now();
     const chunk = left > 0 ? await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]) : null;
-    if (!chunk) { void reader.cancel().catch(() => {}); return { text, ended: false }; }
+    if (!chunk) {
+      void reader.cancel().catch(() => {});
+      return { text, ended: false };
+    }
     if (chunk.done) return { text, ended: true };
     text += new TextDecoder().decode(chunk.value);
   }
@@ -71,15 +84,19 @@ async function readStream(res: Response, ms: number) {
 
 // one app for what needs no setting of its own: the caps per key (50) and per socket (20) are the defaults
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp("pglite", { MAX_BODY_BYTES: "65536", MAX_SUBSCRIPTIONS: "70" }); });
+beforeAll(async () => {
+  t = await startTestApp("pglite", { MAX_BODY_BYTES: "65536", MAX_SUBSCRIPTIONS: "70" });
+});
 afterAll(() => t?.stop());
 
 describe("graphql-ws frames", () => {
-
   it("closes with 1009 a frame over MAX_BODY_BYTES, sent before any key, and keeps serving", async () => {
     const { port, connect, first, close } = await served(t);
     const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws");
-    await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
+    await new Promise((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+    });
     const closed = new Promise<number>((resolve) => socket.once("close", resolve));
     socket.send(JSON.stringify({ type: "connection_init", payload: { pad: "x".repeat(70_000) } }));
     expect(await closed).toBe(1009);
@@ -91,7 +108,6 @@ describe("graphql-ws frames", () => {
 });
 
 describe("subscription caps", () => {
-
   it("refuses a crowd past the per-socket and per-key caps with RATE_LIMITED, and a freed slot is taken again", async () => {
     const { connect, first, sse, close } = await served(t);
     const { key, keyId, userId } = await newClient(t, "Crowd");
@@ -99,9 +115,19 @@ describe("subscription caps", () => {
     const operations = sockets.flatMap((socket) => Array.from({ length: 30 }, () => first(socket, SUBSCRIPTION, { id: userId })));
     const refused: Outcome[] = [];
     const answered = new Set<number>();
-    operations.forEach((op, n) => void op.outcome.then((o) => { refused.push(o); answered.add(n); }));
+    operations.forEach(
+      (op, n) =>
+        void op.outcome.then((o) => {
+          refused.push(o);
+          answered.add(n);
+        }),
+    );
     // 3 × 30 asked: each socket holds at most 20, the key at most 50
-    await within("refusals and held slots", () => refused.length + t.app.live.held(keyId), (n) => n === 90);
+    await within(
+      "refusals and held slots",
+      () => refused.length + t.app.live.held(keyId),
+      (n) => n === 90,
+    );
     expect(t.app.live.held(keyId)).toBe(50);
     expect(refused).toHaveLength(40);
     for (const outcome of refused) {
@@ -115,24 +141,47 @@ describe("subscription caps", () => {
     expect((await readStream(overSse, 2000)).text).toContain('"code":"RATE_LIMITED"');
     // a stopped subscription gives back its slot
     operations.find((_, n) => !answered.has(n))!.stop();
-    await within("a completed subscription released", () => t.app.live.held(keyId), (n) => n === 49);
+    await within(
+      "a completed subscription released",
+      () => t.app.live.held(keyId),
+      (n) => n === 49,
+    );
     const again = first(sockets[0], SUBSCRIPTION, { id: userId });
-    await within("the freed slot taken", () => t.app.live.held(keyId), (n) => n === 50);
+    await within(
+      "the freed slot taken",
+      () => t.app.live.held(keyId),
+      (n) => n === 50,
+    );
     // a closed socket gives back all it held
     await sockets[1].dispose();
-    await within("a closed socket's slots released", () => t.app.live.held(keyId), (n) => n < 50);
+    await within(
+      "a closed socket's slots released",
+      () => t.app.live.held(keyId),
+      (n) => n < 50,
+    );
     again.stop();
     await close();
-    await within("every slot released", () => t.app.live.held(), (n) => n === 0);
+    await within(
+      "every slot released",
+      () => t.app.live.held(),
+      (n) => n === 0,
+    );
   });
 
   it("refuses past the process-wide cap with UNAVAILABLE, 503 and Retry-After over SSE", async () => {
     const { connect, first, sse, close } = await served(t);
     const crowd = await Promise.all([1, 2, 3].map((n) => newClient(t, `Wide ${n}`)));
     // 3 keys × 20 on one socket each, then 10 more: the 70 the process holds
-    const held = crowd.flatMap(({ key, userId }) => { const s = connect(key); return Array.from({ length: 20 }, () => first(s, SUBSCRIPTION, { id: userId })); });
+    const held = crowd.flatMap(({ key, userId }) => {
+      const s = connect(key);
+      return Array.from({ length: 20 }, () => first(s, SUBSCRIPTION, { id: userId }));
+    });
     const extra = Array.from({ length: 10 }, () => first(connect(crowd[0].key), SUBSCRIPTION, { id: crowd[0].userId }));
-    await within("the process full", () => t.app.live.held(), (n) => n === 70);
+    await within(
+      "the process full",
+      () => t.app.live.held(),
+      (n) => n === 70,
+    );
     const { key, userId } = await newClient(t, "Latecomer");
     const refused = await first(connect(key), SUBSCRIPTION, { id: userId }).outcome;
     expect(refused.errors?.[0].extensions).toMatchObject({ code: "UNAVAILABLE", retryAfter: expect.any(Number) });
@@ -142,21 +191,36 @@ describe("subscription caps", () => {
     expect((await readStream(overSse, 2000)).text).toContain('"code":"UNAVAILABLE"');
     // an SSE stream that opens holds a slot, and gives it back when its caller goes
     extra[0].stop();
-    await within("one slot free", () => t.app.live.held(), (n) => n === 69);
+    await within(
+      "one slot free",
+      () => t.app.live.held(),
+      (n) => n === 69,
+    );
     const leaving = new AbortController();
     const open = await sse(key, { query: SUBSCRIPTION, variables: { id: userId } }, leaving.signal);
     expect(open.status).toBe(200);
-    await within("the SSE stream holds a slot", () => t.app.live.held(), (n) => n === 70);
+    await within(
+      "the SSE stream holds a slot",
+      () => t.app.live.held(),
+      (n) => n === 70,
+    );
     leaving.abort();
-    await within("the SSE stream's slot released", () => t.app.live.held(), (n) => n === 69);
+    await within(
+      "the SSE stream's slot released",
+      () => t.app.live.held(),
+      (n) => n === 69,
+    );
     for (const op of [...held, ...extra]) op.stop();
     await close();
-    await within("every slot released", () => t.app.live.held(), (n) => n === 0);
+    await within(
+      "every slot released",
+      () => t.app.live.held(),
+      (n) => n === 0,
+    );
   });
 });
 
 describe("revocation and rotation on open sockets and streams", () => {
-
   for (const change of ["revoked", "rotated"] as const) {
     it(`closes a graphql-ws socket (4401) and ends an SSE stream within 2 s of the key being ${change}`, async () => {
       const { connect, first, sse, close } = await served(t);
@@ -167,10 +231,15 @@ describe("revocation and rotation on open sockets and streams", () => {
       const other = first(connect(bystander.key), SUBSCRIPTION, { id: bystander.userId });
       const stream = await sse(key, { query: SUBSCRIPTION, variables: { id: userId } });
       expect(stream.status).toBe(200);
-      await within("both subscriptions open", () => t.app.live.held(), (n) => n === 3);
-      const answer = change === "revoked"
-        ? await t.rest("DELETE", `/admin/keys/${keyId}`, { key: ADMIN_KEY })
-        : await t.rest("POST", `/admin/clients/${clientId}/keys/rotate`, { key: ADMIN_KEY });
+      await within(
+        "both subscriptions open",
+        () => t.app.live.held(),
+        (n) => n === 3,
+      );
+      const answer =
+        change === "revoked"
+          ? await t.rest("DELETE", `/admin/keys/${keyId}`, { key: ADMIN_KEY })
+          : await t.rest("POST", `/admin/clients/${clientId}/keys/rotate`, { key: ADMIN_KEY });
       expect(answer.status).toBeLessThan(300);
       const started = Date.now();
       const gaveUp = new Promise<Outcome>((resolve) => setTimeout(() => resolve({}), 2000));
@@ -182,7 +251,11 @@ describe("revocation and rotation on open sockets and streams", () => {
       expect(sseOutcome.text).toContain('"code":"UNAUTHENTICATED"');
       expect(sseOutcome.text).toContain("event: complete");
       // another client's socket is left alone
-      await within("only the bystander's slot held", () => t.app.live.held(), (n) => n === 1);
+      await within(
+        "only the bystander's slot held",
+        () => t.app.live.held(),
+        (n) => n === 1,
+      );
       other.stop();
       await close();
     });
@@ -193,7 +266,9 @@ describe.runIf(multiInstance)("revocation across instances (Redis)", () => {
   let a: TestApp;
   let b: TestApp;
   let stop: () => Promise<void>;
-  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances()); });
+  beforeAll(async () => {
+    ({ a, b, stop } = await startTwoInstances());
+  });
   afterAll(() => stop?.());
 
   it("a key revoked on one instance closes its socket and stream on another within 2 s", async () => {
@@ -201,7 +276,11 @@ describe.runIf(multiInstance)("revocation across instances (Redis)", () => {
     const { key, keyId, userId } = await newClient(a, "Elsewhere");
     const ws = first(connect(key), SUBSCRIPTION, { id: userId });
     const stream = await sse(key, { query: SUBSCRIPTION, variables: { id: userId } });
-    await within("both open on the other instance", () => b.app.live.held(), (n) => n === 2);
+    await within(
+      "both open on the other instance",
+      () => b.app.live.held(),
+      (n) => n === 2,
+    );
     expect((await a.rest("DELETE", `/admin/keys/${keyId}`, { key: ADMIN_KEY })).status).toBe(200);
     const gaveUp = new Promise<Outcome>((resolve) => setTimeout(() => resolve({}), 2000));
     const [wsOutcome, sseOutcome] = await Promise.all([Promise.race([ws.outcome, gaveUp]), readStream(stream, 2000)]);
@@ -213,7 +292,9 @@ describe.runIf(multiInstance)("revocation across instances (Redis)", () => {
 
 describe("graphql-ws and the rate limit, mutations", () => {
   let limited: TestApp;
-  beforeAll(async () => { limited = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" }); });
+  beforeAll(async () => {
+    limited = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" });
+  });
   afterAll(() => limited?.stop());
 
   it("counts every operation against the key's rate limit, shared with HTTP, and refuses past it with RATE_LIMITED", async () => {
@@ -249,7 +330,9 @@ const TOO_DEEP = `{ users(first: 1) { edges { node { ${"documents { user { ".rep
 
 describe("introspection and armour over graphql-ws", () => {
   let production: TestApp;
-  beforeAll(async () => { production = await startTestApp("pglite", { GRAPHIQL: "0" }); });
+  beforeAll(async () => {
+    production = await startTestApp("pglite", { GRAPHIQL: "0" });
+  });
   afterAll(() => production?.stop());
 
   it("refuses introspection over graphql-ws exactly as over HTTP while GraphiQL is off, and allows it while on", async () => {
@@ -279,7 +362,9 @@ describe("introspection and armour over graphql-ws", () => {
 
 describe("graphql-ws and refused keys", () => {
   let guarded: TestApp;
-  beforeAll(async () => { guarded = await startTestApp("pglite", { UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "2" }); });
+  beforeAll(async () => {
+    guarded = await startTestApp("pglite", { UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "2" });
+  });
   afterAll(() => guarded?.stop());
 
   it("counts a refused key against its address as HTTP does: past the budget the socket closes 4429, and a good key still connects", async () => {

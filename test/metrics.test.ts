@@ -21,11 +21,16 @@ describe("metrics labels", () => {
   it("labels made-up paths with one label and route paths with their template, however many paths callers make up", async () => {
     const made = Array.from({ length: 2000 }, (_, i) => `/made-up-${i}/x${i}/y`);
     for (let i = 0; i < made.length; i += 50)
-      await Promise.all(made.slice(i, i + 50).map(async (path, j) => {
-        // without a key (401), with one (404), under a real prefix, with an odd method
-        const res = await t.app.fetch(j % 5 === 4 ? `/v2/nowhere-${i + j}/z` : path, { method: j % 7 === 6 ? "PROPFIND" : "GET", headers: j % 2 ? { authorization: `Bearer ${key}` } : {} });
-        await res.arrayBuffer();
-      }));
+      await Promise.all(
+        made.slice(i, i + 50).map(async (path, j) => {
+          // without a key (401), with one (404), under a real prefix, with an odd method
+          const res = await t.app.fetch(j % 5 === 4 ? `/v2/nowhere-${i + j}/z` : path, {
+            method: j % 7 === 6 ? "PROPFIND" : "GET",
+            headers: j % 2 ? { authorization: `Bearer ${key}` } : {},
+          });
+          await res.arrayBuffer();
+        }),
+      );
     // through the lean lane too: a route's path with made-up ids, without a key
     for (let i = 0; i < 20; i++) expect((await fetch(`${base}/v2/users/made-up-${i}`)).status).toBe(401);
     expect((await t.rest("GET", "/v2/users", { key })).status).toBe(200);
@@ -42,13 +47,19 @@ describe("metrics labels", () => {
   }, 120_000);
 });
 
-const freePort = () => new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, "127.0.0.1", () => { const { port } = probe.address() as { port: number }; probe.close(() => resolve(port)); });
-});
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 
 describe("/metrics in production", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { NODE_ENV: "production", LOG_LEVEL: "silent" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { NODE_ENV: "production", LOG_LEVEL: "silent" });
+  });
   afterAll(() => t?.stop());
 
   it("answers the operator key only: 401 without a key, 403 for a client's key", async () => {
@@ -72,7 +83,9 @@ describe("/metrics in production", () => {
       expect(await scraped.text()).toContain("process_cpu_user_seconds_total");
       expect((await fetch(`http://127.0.0.1:${port}/v2/users`)).status).toBe(404);
       expect((await own.app.fetch("/metrics", { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).toBe(404);
-    } finally { await own.stop(); }
+    } finally {
+      await own.stop();
+    }
     await expect(startTestApp("pglite", { METRICS_PORT: "http" })).rejects.toThrow(/^METRICS_PORT/);
   });
 });

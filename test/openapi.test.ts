@@ -13,7 +13,10 @@ import { deliverWebhook } from "../src/domains/webhooks/webhooks.delivery.js";
 import { routes } from "../src/rest/routes.js";
 import { ADMIN_KEY, startTestApp, type TestApp } from "./helpers/app.js";
 
-const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082", "hex");
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082",
+  "hex",
+);
 const file = (name: string) => ({ file_name: name, mime_type: "image/png", content_base64: PNG.toString("base64") });
 
 type Spec = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
@@ -48,7 +51,9 @@ describe("OpenAPI", () => {
 
   it("describes every route of the table, with its body and query parameters", () => {
     for (const r of routes) expect(spec.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
-    const create = spec.paths["/v2/users"].post as unknown as { requestBody: { content: Record<string, { schema: { properties: object; additionalProperties: boolean } }> } };
+    const create = spec.paths["/v2/users"].post as unknown as {
+      requestBody: { content: Record<string, { schema: { properties: object; additionalProperties: boolean } }> };
+    };
     expect(Object.keys(create.requestBody.content["application/json"].schema.properties)).toContain("first_name");
     expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
   });
@@ -67,14 +72,23 @@ describe("OpenAPI", () => {
     const rotated = await call("POST", "/admin/clients/{client_id}/keys/rotate", `/admin/clients/${other.client_id}/keys/rotate`, { key: ADMIN_KEY, body: {} });
     await call("DELETE", "/admin/keys/{key_id}", `/admin/keys/${rotated.key_id}`, { key: ADMIN_KEY });
     // users, OTP, documents, verification
-    const body = { first_name: "Ana", last_name: "Cruz", email: "ana.openapi@example.com", phone_number: "+6591234567", date_of_birth: "1990-05-17", nationality: "SG",
-      country_of_residence: "SG", residential_address: { line1: "1 Orchard Rd", city: "Singapore", postal_code: "238801", country: "SG" } };
+    const body = {
+      first_name: "Ana",
+      last_name: "Cruz",
+      email: "ana.openapi@example.com",
+      phone_number: "+6591234567",
+      date_of_birth: "1990-05-17",
+      nationality: "SG",
+      country_of_residence: "SG",
+      residential_address: { line1: "1 Orchard Rd", city: "Singapore", postal_code: "238801", country: "SG" },
+    };
     const user = await call("POST", "/v2/users", "/v2/users", { body });
     await call("PUT", "/v2/users/{user_id}", `/v2/users/${user.user_id}`, { body: { middle_name: "Maria" } });
     await t.checksSettled(); // a settling check run moves the user's risk between the two transports' reads
     await call("GET", "/v2/users/{user_id}", `/v2/users/${user.user_id}`);
     await call("GET", "/v2/users", "/v2/users?sort_fields=last_name");
-    const codeOf = async (channel: string) => (await call("GET", "/v2/sandbox/messages", `/v2/sandbox/messages?user_id=${user.user_id}&channel=${channel}`)).data[0].code;
+    const codeOf = async (channel: string) =>
+      (await call("GET", "/v2/sandbox/messages", `/v2/sandbox/messages?user_id=${user.user_id}&channel=${channel}`)).data[0].code;
     await call("POST", "/v2/users/trigger/otp/sms", "/v2/users/trigger/otp/sms", { body: { user_id: user.user_id } });
     await call("POST", "/v2/users/verify/otp", "/v2/users/verify/otp", { body: { user_id: user.user_id, channel: "SMS", code: await codeOf("SMS") } });
     await t.db.user.update({ where: { id: user.user_id }, data: { emailVerified: true } });
@@ -82,9 +96,22 @@ describe("OpenAPI", () => {
     await call("POST", "/v2/users/trigger/otp/email", "/v2/users/trigger/otp/email", { body: { user_id: user.user_id } });
     await call("PUT", "/v2/users/verify/otp", "/v2/users/verify/otp", { body: { user_id: user.user_id, channel: "EMAIL", code: await codeOf("EMAIL") } });
     const passport = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", {
-      body: { user_id: user.user_id, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: file("passport.png") } });
-    await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { user_id: user.user_id, document_type: "PROOF_OF_ADDRESS", file: file("bill.png") } });
-    await call("PUT", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { document_id: passport.document_id, expiry_date: "2031-01-14" } });
+      body: {
+        user_id: user.user_id,
+        document_type: "PASSPORT",
+        document_number: "E1234567",
+        issuing_country: "SG",
+        issue_date: "2020-01-15",
+        expiry_date: "2030-01-14",
+        file: file("passport.png"),
+      },
+    });
+    await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", {
+      body: { user_id: user.user_id, document_type: "PROOF_OF_ADDRESS", file: file("bill.png") },
+    });
+    await call("PUT", "/v2/users/authentications/documents", "/v2/users/authentications/documents", {
+      body: { document_id: passport.document_id, expiry_date: "2031-01-14" },
+    });
     await call("GET", "/v2/users/authentications/documents", `/v2/users/authentications/documents?user_id=${user.user_id}`);
     await call("GET", "/v2/users/authentications/documents/{document_id}", `/v2/users/authentications/documents/${passport.document_id}`);
     await call("GET", "/v2/users/authentications/documents/{document_id}/file", `/v2/users/authentications/documents/${passport.document_id}/file`);
@@ -94,8 +121,13 @@ describe("OpenAPI", () => {
     await t.checksSettled();
     await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${user.user_id}/checks`);
     const manual = await call("POST", "/v2/users/{user_id}/checks", `/v2/users/${user.user_id}/checks`, { body: { type: "KYC" } });
-    await call("POST", "/v2/checks/{check_id}/result", `/v2/checks/${manual.check_id}/result`, { key: ADMIN_KEY, body: { status: "CLEAR", reasons: ["reviewed by hand"] } });
-    const spare = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", { body: { user_id: user.user_id, document_type: "SELFIE", file: file("me.png") } });
+    await call("POST", "/v2/checks/{check_id}/result", `/v2/checks/${manual.check_id}/result`, {
+      key: ADMIN_KEY,
+      body: { status: "CLEAR", reasons: ["reviewed by hand"] },
+    });
+    const spare = await call("POST", "/v2/users/authentications/documents", "/v2/users/authentications/documents", {
+      body: { user_id: user.user_id, document_type: "SELFIE", file: file("me.png") },
+    });
     await call("DELETE", "/v2/users/authentications/documents/{document_id}", `/v2/users/authentications/documents/${spare.document_id}`);
     // wallets and cards (a wallet needs an ACTIVE user: approval is the checks engine's, set here directly)
     await t.db.user.update({ where: { id: user.user_id }, data: { status: "ACTIVE" } });
@@ -110,8 +142,12 @@ describe("OpenAPI", () => {
     const address = { line1: "1 Old Rd", city: "Singapore", postal_code: "049315", country: "SG" };
     await call("PUT", "/v1/users/addresses/residential", "/v1/users/addresses/residential", { body: { user_id: legacy.user_id, address } });
     await call("PUT", "/v1/users/addresses/billing", "/v1/users/addresses/billing", { body: { user_id: legacy.user_id, address } });
-    const selfie = await call("POST", "/v1/users/authentications/documents", "/v1/users/authentications/documents", { body: { user_id: legacy.user_id, document_type: "SELFIE", file: file("me.png") } });
-    await call("PUT", "/v1/users/authentications/documents", "/v1/users/authentications/documents", { body: { document_id: selfie.document_id, expiry_date: "2031-01-01" } });
+    const selfie = await call("POST", "/v1/users/authentications/documents", "/v1/users/authentications/documents", {
+      body: { user_id: legacy.user_id, document_type: "SELFIE", file: file("me.png") },
+    });
+    await call("PUT", "/v1/users/authentications/documents", "/v1/users/authentications/documents", {
+      body: { document_id: selfie.document_id, expiry_date: "2031-01-01" },
+    });
     await t.db.user.update({ where: { id: legacy.user_id }, data: { status: "ACTIVE" } });
     const legacyWallet = await call("POST", "/v1/users/wallets", "/v1/users/wallets", { body: { user_id: legacy.user_id, currency: "USD" } });
     await call("POST", "/v1/users/wallets/cards/", "/v1/users/wallets/cards", { body: { wallet_id: legacyWallet.wallet_id, card_type: "PHYSICAL" } });
@@ -123,21 +159,33 @@ describe("OpenAPI", () => {
       const hook = await call("POST", "/v2/webhooks", "/v2/webhooks", { body: { url, event_types: ["user.status.updated"] } });
       await call("GET", "/v2/webhooks", "/v2/webhooks");
       await call("GET", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`);
-      await call("PUT", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`, { body: { event_types: ["user.status.updated", "check.kyc.updated"] } });
+      await call("PUT", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`, {
+        body: { event_types: ["user.status.updated", "check.kyc.updated"] },
+      });
       await call("POST", "/v2/webhooks/{webhook_id}/rotate-secret", `/v2/webhooks/${hook.webhook_id}/rotate-secret`, { body: {} });
       const event = { id: "evt_openapi_1", type: "user.status.updated", createdAt: new Date(), data: { user_id: user.user_id } };
       await deliverWebhook(t.app.services as never, hook.webhook_id, event);
       await call("GET", "/v2/webhooks/{webhook_id}/attempts", `/v2/webhooks/${hook.webhook_id}/attempts`);
       await call("POST", "/v2/webhooks/{webhook_id}/redeliver", `/v2/webhooks/${hook.webhook_id}/redeliver`, { body: { event_id: event.id } });
       await call("DELETE", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`);
-    } finally { receiver.close(); }
+    } finally {
+      receiver.close();
+    }
     // events catch-up: a status change is an event of this client
     await call("PUT", "/v2/users/{user_id}", `/v2/users/${legacy.user_id}`, { body: { status: "CLOSED" } });
     const events = await call("GET", "/v2/events", "/v2/events?types=user.status.updated");
     expect(events.data.length).toBeGreaterThan(0);
     // lookups
-    await call("GET", "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}", "/users/wallets/payouts/remittances/corridors/PHL/institutions/bank");
-    await call("GET", "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}", "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=2");
+    await call(
+      "GET",
+      "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}",
+      "/users/wallets/payouts/remittances/corridors/PHL/institutions/bank",
+    );
+    await call(
+      "GET",
+      "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}",
+      "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=2",
+    );
     await call("GET", "/payouts/remittances/utilities/countries", "/payouts/remittances/utilities/countries?destination_country_code=PH,IN");
     await call("GET", "/payouts/remittances/utilities/currencies", "/payouts/remittances/utilities/currencies?search=peso");
     await call("GET", "/users/wallet/payouts/remittances/corridors", "/users/wallet/payouts/remittances/corridors?receiving_country=PH");

@@ -10,7 +10,9 @@ describe("GraphQL paging", () => {
     t = await startTestApp();
     key = (await t.createClient("Pager", ["users:read", "users:write", "lookups:read"])).key;
     for (const first of ["Ana", "Ben", "Cy", "Dee", "Eve"])
-      expect((await t.rest("POST", "/v2/users", { key, body: { first_name: first, last_name: "Page", email: `${first.toLowerCase()}@example.com` } })).status).toBe(201);
+      expect(
+        (await t.rest("POST", "/v2/users", { key, body: { first_name: first, last_name: "Page", email: `${first.toLowerCase()}@example.com` } })).status,
+      ).toBe(201);
   });
   afterAll(() => t?.stop());
 
@@ -22,7 +24,9 @@ describe("GraphQL paging", () => {
     expect(tail.errors).toBeUndefined();
     expect(names(tail.data.users)).toEqual(order.slice(3));
     expect(tail.data.users).toMatchObject({ totalCount: 5, pageInfo: { hasPreviousPage: true, hasNextPage: false } });
-    const before = await t.gql(key, `query($c: String) { users(last: 2, before: $c) { edges { node { firstName } } } }`, { c: tail.data.users.pageInfo.startCursor });
+    const before = await t.gql(key, `query($c: String) { users(last: 2, before: $c) { edges { node { firstName } } } }`, {
+      c: tail.data.users.pageInfo.startCursor,
+    });
     expect(names(before.data.users)).toEqual(order.slice(1, 3));
   });
 
@@ -43,7 +47,14 @@ describe("GraphQL paging", () => {
     ]) {
       const read = await t.app.database.countQueries(() => t.gql(key, asked));
       expect(read.result.errors, asked).toBeUndefined();
-      expect(Object.values(read.result.data.users).filter((v) => typeof v === "number"), asked).toEqual(Object.values(read.result.data.users).filter((v) => typeof v === "number").map(() => 5));
+      expect(
+        Object.values(read.result.data.users).filter((v) => typeof v === "number"),
+        asked,
+      ).toEqual(
+        Object.values(read.result.data.users)
+          .filter((v) => typeof v === "number")
+          .map(() => 5),
+      );
       expect(counts(read.queries), asked).toBe(1);
     }
     // the REST list still says how many there are
@@ -53,7 +64,11 @@ describe("GraphQL paging", () => {
   });
 
   it("answers a cursor it did not issue with VALIDATION_FAILED naming the argument", async () => {
-    for (const [arg, cursor] of [["after", "not a cursor!"], ["before", "T2Zmc2V0Q29ubmVjdGlvbjp4"], ["after", Buffer.from("Other:3").toString("base64")]]) {
+    for (const [arg, cursor] of [
+      ["after", "not a cursor!"],
+      ["before", "T2Zmc2V0Q29ubmVjdGlvbjp4"],
+      ["after", Buffer.from("Other:3").toString("base64")],
+    ]) {
       const res = await t.gql(key, `query($c: String) { users(${arg}: $c) { totalCount } }`, { c: cursor });
       expect(res.errors?.[0].extensions, `${arg}=${cursor}`).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: arg, code: "invalid" }] });
       expect(res.errors?.[0].message).not.toMatch(/base64/i);
@@ -73,7 +88,8 @@ describe("GraphQL paging", () => {
     expect(second.edges).toHaveLength(3);
     expect(second.edges.map((e: any) => e.node.id)).not.toContain(first.edges[0].node.id);
     expect([...first.edges, ...second.edges].every((e: any) => e.node.status === "ACTIVE")).toBe(true);
-    const last = (await t.gql(key, `{ corridor(id: "in-inr-bank") { institutions(last: 1) { totalCount edges { node { id } } } } }`)).data.corridor.institutions;
+    const last = (await t.gql(key, `{ corridor(id: "in-inr-bank") { institutions(last: 1) { totalCount edges { node { id } } } } }`)).data.corridor
+      .institutions;
     expect(last.edges).toHaveLength(1);
   });
 });

@@ -12,7 +12,9 @@ const redisUrl = process.env.REDIS_URL;
 function listen(t: TestApp) {
   const heard = new Set<string>();
   const changes = t.app.services.events.subscribe("credentials.changed");
-  void (async () => { for await (const change of changes) heard.add(change.clientId); })();
+  void (async () => {
+    for await (const change of changes) heard.add(change.clientId);
+  })();
   return { heard, stop: () => changes.return?.() };
 }
 
@@ -29,12 +31,22 @@ async function speak(speakers: TestApp[], control: ReturnType<typeof listen>) {
 
 describe.runIf(redisUrl)("Redis prefix (REDIS_PREFIX)", () => {
   const apps: TestApp[] = [];
-  const start = async (env: Record<string, string> = {}) => { const t = await startTestApp("pglite", { REDIS_URL: redisUrl!, ...env }); apps.push(t); return t; };
-  afterAll(async () => { for (const t of apps) await t.stop(); });
+  const start = async (env: Record<string, string> = {}) => {
+    const t = await startTestApp("pglite", { REDIS_URL: redisUrl!, ...env });
+    apps.push(t);
+    return t;
+  };
+  afterAll(async () => {
+    for (const t of apps) await t.stop();
+  });
   const run = randomBytes(4).toString("hex");
 
   it("keeps two deployments with different prefixes apart, and joins instances with the same one", async () => {
-    const [a, b, a2] = [await start({ REDIS_PREFIX: `og-test-${run}-a:` }), await start({ REDIS_PREFIX: `og-test-${run}-b:` }), await start({ REDIS_PREFIX: `og-test-${run}-a:` })];
+    const [a, b, a2] = [
+      await start({ REDIS_PREFIX: `og-test-${run}-a:` }),
+      await start({ REDIS_PREFIX: `og-test-${run}-b:` }),
+      await start({ REDIS_PREFIX: `og-test-${run}-a:` }),
+    ];
     const [onA, onB, onA2] = [listen(a), listen(b), listen(a2)];
     await new Promise((r) => setTimeout(r, 200)); // the subscriptions are in place
     const [fromB, fromA] = await speak([b, a], onA2);
@@ -65,7 +77,9 @@ describe.runIf(redisUrl)("Redis prefix (REDIS_PREFIX)", () => {
       const keys = await redis.keys(`${prefix}*`);
       expect(keys.length).toBeGreaterThan(0);
       expect(keys.every((k) => k.startsWith(`${prefix}og:rl:`))).toBe(true);
-    } finally { redis.disconnect(); }
+    } finally {
+      redis.disconnect();
+    }
   }, 60_000);
 
   it("refuses a REDIS_PREFIX with spaces naming the variable", async () => {

@@ -18,7 +18,15 @@ describe("REST conventions", () => {
   beforeAll(async () => {
     t = await startTestApp();
     key = (await t.createClient("Conventions")).key;
-    const made = await t.rest("POST", "/v2/users", { key, body: { first_name: "Rita", last_name: "Conv", email: "rita@conv.example", residential_address: { line1: "1 Main St", city: "Singapore", country: "SG" } } });
+    const made = await t.rest("POST", "/v2/users", {
+      key,
+      body: {
+        first_name: "Rita",
+        last_name: "Conv",
+        email: "rita@conv.example",
+        residential_address: { line1: "1 Main St", city: "Singapore", country: "SG" },
+      },
+    });
     user = made.body;
     etag = made.headers.get("etag")!;
   });
@@ -35,20 +43,41 @@ describe("REST conventions", () => {
   });
 
   it("refuses unknown and camelCase fields and wrong types, naming each the REST way", async () => {
-    const res = await t.rest("POST", "/v2/users", { key, body: { favouriteColour: "teal", firstName: "Camel", first_name: 1, last_name: "x", email: "a@b.co", residential_address: { line1: "x", city: "y", country: "SG", postalCode: "1" } } });
+    const res = await t.rest("POST", "/v2/users", {
+      key,
+      body: {
+        favouriteColour: "teal",
+        firstName: "Camel",
+        first_name: 1,
+        last_name: "x",
+        email: "a@b.co",
+        residential_address: { line1: "x", city: "y", country: "SG", postalCode: "1" },
+      },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
-      { field: "favouriteColour", code: "unknown_parameter", message: expect.stringMatching(/^favouriteColour is not a known field\. Known fields: billing_address, country_of_residence, /) },
+      {
+        field: "favouriteColour",
+        code: "unknown_parameter",
+        message: expect.stringMatching(/^favouriteColour is not a known field\. Known fields: billing_address, country_of_residence, /),
+      },
       { field: "firstName", code: "unknown_parameter", message: "firstName is not a known field. Did you mean first_name? Field names are snake_case." },
       { field: "first_name", code: "invalid", message: "first_name must be a string." },
-      { field: "residential_address.postalCode", code: "unknown_parameter", message: "residential_address.postalCode is not a known field. Did you mean postal_code? Field names are snake_case." },
+      {
+        field: "residential_address.postalCode",
+        code: "unknown_parameter",
+        message: "residential_address.postalCode is not a known field. Did you mean postal_code? Field names are snake_case.",
+      },
     ]);
     expect(JSON.stringify(res.body)).not.toMatch(/CreateUserInput|AddressInput|\$input|Variable/);
     expect(await t.db.user.count({ where: { firstName: "Camel" } })).toBe(0);
   });
 
   it("reports a bad date together with a bad nationality", async () => {
-    const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "A", last_name: "B", email: "ab@x.example", date_of_birth: "1990-02-30", nationality: "Atlantis" } });
+    const res = await t.rest("POST", "/v2/users", {
+      key,
+      body: { first_name: "A", last_name: "B", email: "ab@x.example", date_of_birth: "1990-02-30", nationality: "Atlantis" },
+    });
     expect(problem(res.body)).toEqual({ detail: "2 fields are not valid: date_of_birth, nationality.", fields: ["date_of_birth", "nationality"] });
   });
 
@@ -64,7 +93,13 @@ describe("REST conventions", () => {
   it("refuses unknown query parameters and lists enum values in the caller's case, never GraphQL's names", async () => {
     const unknown = await t.rest("GET", "/v2/users?colour=red&status=pending", { key });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toEqual([{ field: "colour", code: "unknown_parameter", message: "colour is not a known query parameter. Known query parameters: email, external_id, status, sort_fields, sort_order, page, records_per_page." }]);
+    expect(unknown.body.errors).toEqual([
+      {
+        field: "colour",
+        code: "unknown_parameter",
+        message: "colour is not a known query parameter. Known query parameters: email, external_id, status, sort_fields, sort_order, page, records_per_page.",
+      },
+    ]);
     const lower = await t.rest("GET", "/v2/users?status=bogus", { key });
     expect(lower.body.detail).toBe("status must be one of active, closed, in_review, pending, rejected, suspended.");
     const upper = await t.rest("GET", "/v2/users?status=BOGUS", { key });
@@ -88,12 +123,17 @@ describe("REST conventions", () => {
     expect(byName.body.data.map((u: { last_name: string }) => u.last_name)).toEqual(["Alpha", "Conv"]);
     const newest = await t.rest("GET", "/v2/users", { key });
     expect(newest.body.data[0].last_name).toBe("Alpha");
-    const codes = async (query: string) => (await t.rest("GET", `/payouts/remittances/utilities/currencies?records_per_page=3&${query}`, { key })).body.data.map((c: { currency_code: string }) => c.currency_code);
+    const codes = async (query: string) =>
+      (await t.rest("GET", `/payouts/remittances/utilities/currencies?records_per_page=3&${query}`, { key })).body.data.map(
+        (c: { currency_code: string }) => c.currency_code,
+      );
     expect(await codes("sort=-code")).toEqual(await codes("sort_fields=currency_code&sort_order=DESC"));
     expect((await codes("sort_fields=currency_code"))[0]).toBe("AED");
     const countries = await t.rest("GET", "/payouts/remittances/utilities/countries?records_per_page=2&sort_fields=country_code&sort_order=desc", { key });
     expect(countries.body.data.map((c: { country_code: string }) => c.country_code)).toEqual(["ZW", "ZM"]);
-    const corridors = await t.rest("GET", "/users/wallet/payouts/remittances/corridors?records_per_page=50&sort_fields=receiving_country&sort_order=DESC", { key });
+    const corridors = await t.rest("GET", "/users/wallet/payouts/remittances/corridors?records_per_page=50&sort_fields=receiving_country&sort_order=DESC", {
+      key,
+    });
     const countriesSeen = corridors.body.data.map((c: { receiving_country: string }) => c.receiving_country);
     expect(countriesSeen).toEqual([...countriesSeen].sort().reverse());
   });
@@ -110,7 +150,10 @@ describe("REST conventions", () => {
   });
 
   it("leaves updated_at and the ETag alone when a PUT changes nothing", async () => {
-    const same = await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { first_name: "Rita", residential_address: { line1: "1 Main St", city: "Singapore", country: "SGP" } } });
+    const same = await t.rest("PUT", `/v2/users/${user.user_id}`, {
+      key,
+      body: { first_name: "Rita", residential_address: { line1: "1 Main St", city: "Singapore", country: "SGP" } },
+    });
     expect(same.status).toBe(200);
     expect(same.headers.get("etag")).toBe(etag);
     expect(same.body.updated_at).toBe(user.updated_at);
@@ -125,7 +168,11 @@ describe("REST conventions", () => {
     expect(byHeader.body.code).toBe("REQUIREMENTS_DUE");
     const same = await t.rest("POST", "/v2/users/verify", { key, body: { user_id: user.user_id }, headers: { "x-auth-user-id": user.user_id } });
     expect(same.body.code).toBe("REQUIREMENTS_DUE");
-    const differ = await t.rest("POST", "/v2/users/verify", { key, body: { user_id: user.user_id }, headers: { "x-auth-user-id": "00000000-0000-4000-8000-000000000000" } });
+    const differ = await t.rest("POST", "/v2/users/verify", {
+      key,
+      body: { user_id: user.user_id },
+      headers: { "x-auth-user-id": "00000000-0000-4000-8000-000000000000" },
+    });
     expect(differ.status).toBe(400);
     expect(differ.body.errors).toEqual([expect.objectContaining({ field: "user_id", code: "conflict" })]);
     const stranger = (await t.createClient("Stranger")).key;
@@ -135,7 +182,11 @@ describe("REST conventions", () => {
   it("answers GET / with a small index, without a key", async () => {
     const res = await t.rest("GET", "/");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: "Onboarding Gateway", version: expect.any(String), links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs" } });
+    expect(res.body).toMatchObject({
+      name: "Onboarding Gateway",
+      version: expect.any(String),
+      links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs" },
+    });
   });
 
   it("answers broken percent-encoding, nested lone surrogates and 10,000-deep bodies with 400, never 500", async () => {
@@ -144,21 +195,44 @@ describe("REST conventions", () => {
       expect(res.status, id).toBe(400);
       expect(res.body.errors[0]).toMatchObject({ field: "user_id", code: "malformed_text" });
     }
-    const surrogate = await t.rest("POST", "/v2/users", { key, body: '{"first_name":"a","last_name":"b","email":"s@x.example","residential_address":{"line1":"x\\udfffy","city":"c","country":"SG"}}', headers: { "content-type": "application/json" } });
-    expect(surrogate.body.errors).toEqual([{ field: "residential_address.line1", code: "malformed_text", message: "residential_address.line1 is not well-formed text (it holds a lone UTF-16 surrogate)." }]);
+    const surrogate = await t.rest("POST", "/v2/users", {
+      key,
+      body: '{"first_name":"a","last_name":"b","email":"s@x.example","residential_address":{"line1":"x\\udfffy","city":"c","country":"SG"}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(surrogate.body.errors).toEqual([
+      {
+        field: "residential_address.line1",
+        code: "malformed_text",
+        message: "residential_address.line1 is not well-formed text (it holds a lone UTF-16 surrogate).",
+      },
+    ]);
     for (const body of [`{"first_name":${"[".repeat(10_000)}1${"]".repeat(10_000)}}`, `${"[".repeat(10_000)}${"]".repeat(10_000)}`]) {
       const res = await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body, headers: { "content-type": "application/json" } });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe("VALIDATION_FAILED");
     }
-    const form = await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: `first_name${"[a]".repeat(40)}=x`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await t.rest("PUT", `/v2/users/${user.user_id}`, {
+      key,
+      body: `first_name${"[a]".repeat(40)}=x`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(400);
   });
 
   it("answers whatever a plugin throws as a 500 problem with an errorId and no stack", async () => {
     const yoga = createYoga({
       schema: t.app.yoga.getEnveloped().schema,
-      plugins: [withErrorBoundary({ onRequest() { throw new Error("secret stack detail"); } }, createLogger("silent"))],
+      plugins: [
+        withErrorBoundary(
+          {
+            onRequest() {
+              throw new Error("secret stack detail");
+            },
+          },
+          createLogger("silent"),
+        ),
+      ],
     });
     const res = await yoga.fetch("http://x/v2/users");
     const text = await res.text();

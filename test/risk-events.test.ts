@@ -16,7 +16,9 @@ const LISTED = { first_name: "Qasem", last_name: "Soleimani", date_of_birth: "19
 /** A subscription over SSE: `next()` is the next event's payload. */
 async function sse(t: TestApp, key: string, query: string, variables: Record<string, unknown>) {
   const res = await t.app.fetch("/graphql", {
-    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ query, variables }),
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ query, variables }),
   });
   const reader = res.body!.getReader();
   let buffer = "";
@@ -43,8 +45,13 @@ async function receiver() {
   const received: { headers: Record<string, string>; body: string }[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
-    req.on("data", (c) => { body += c; });
-    req.on("end", () => { received.push({ headers: req.headers as Record<string, string>, body }); res.end("ok"); });
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.end("ok");
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as { port: number }).port;
@@ -52,7 +59,7 @@ async function receiver() {
 }
 
 async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, what: string, ms = 20_000) {
-  for (const end = Date.now() + ms; ;) {
+  for (const end = Date.now() + ms; ; ) {
     const v = await read();
     if (ok(v)) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -75,26 +82,47 @@ describe.each(backends)("risk events end to end on %s", (backend) => {
     expect(endpoint.status).toBe(201);
     secret = endpoint.body.secret;
   });
-  afterAll(async () => { await t?.stop(); await hooks?.close(); });
+  afterAll(async () => {
+    await t?.stop();
+    await hooks?.close();
+  });
 
   it("a listed name reaches graphql-ws, SSE and a signed webhook with the match; client B hears nothing", async () => {
     const user = (await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "Reza", last_name: "Karimi", email: "reza@example.com" } })).body;
     const other = (await t.rest("POST", "/v2/users", { key: b.key, body: { first_name: "Bea", last_name: "Other", email: "bea@example.com" } })).body;
-    const screened = (userId: string, key: string) => until(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data,
-      (runs: any[]) => runs.some((r) => r.type === "SANCTIONS_SCREENING" && r.completed_at), "the first screening");
+    const screened = (userId: string, key: string) =>
+      until(
+        async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data,
+        (runs: any[]) => runs.some((r) => r.type === "SANCTIONS_SCREENING" && r.completed_at),
+        "the first screening",
+      );
     await screened(user.user_id, a.key); // the screening its creation queued: not the one this test watches
     await screened(other.user_id, b.key);
 
     const port = await t.app.start(0, "127.0.0.1");
-    const ws = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${a.key}` }, retryAttempts: 0 });
+    const ws = createClient({
+      url: `ws://127.0.0.1:${port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${a.key}` },
+      retryAttempts: 0,
+    });
     const connected = new Promise((resolve) => ws.on("connected", resolve));
     const viaWs = new Promise<any>((resolve, reject) =>
-      ws.subscribe({ query: CHECK_UPDATED, variables: { id: user.user_id, types: ["SANCTIONS_SCREENING"] } }, { next: resolve, error: reject, complete: () => {} }));
+      ws.subscribe(
+        { query: CHECK_UPDATED, variables: { id: user.user_id, types: ["SANCTIONS_SCREENING"] } },
+        { next: resolve, error: reject, complete: () => {} },
+      ),
+    );
     const viaSse = await sse(t, a.key, CHECK_UPDATED, { id: user.user_id });
     // B listens to its own user's screenings (done already): it must hear nothing of A's
     const bStream = await sse(t, b.key, CHECK_UPDATED, { id: other.user_id, types: ["SANCTIONS_SCREENING"] });
     let bHeard: unknown = null;
-    void bStream.next().then((e) => { bHeard = e; }, () => {});
+    void bStream.next().then(
+      (e) => {
+        bHeard = e;
+      },
+      () => {},
+    );
     const sseEvent = viaSse.next();
     await connected; // a loaded machine may take a while to open the socket: the change must come after
     await new Promise((r) => setTimeout(r, 300));
@@ -111,7 +139,10 @@ describe.each(backends)("risk events end to end on %s", (backend) => {
 
     const hook = (await until(() => hooks.received.find((h) => JSON.parse(h.body).data.check?.check_id === fromWs.id), Boolean, "the webhook"))!;
     const verified = new Webhook(secret).verify(hook.body, hook.headers) as any; // throws on a bad signature
-    expect(verified).toMatchObject({ type: "check.sanctions_screening.updated", data: { user_id: user.user_id, check: { status: "REJECTED" }, user: { status: "PENDING", risk_level: "HIGH" } } });
+    expect(verified).toMatchObject({
+      type: "check.sanctions_screening.updated",
+      data: { user_id: user.user_id, check: { status: "REJECTED" }, user: { status: "PENDING", risk_level: "HIGH" } },
+    });
     expect(hook.headers["webhook-id"]).toBe(verified.id);
 
     await new Promise((r) => setTimeout(r, 300));
@@ -123,9 +154,17 @@ describe.each(backends)("risk events end to end on %s", (backend) => {
   });
 
   it("a clean name comes back CLEAR", async () => {
-    const user = (await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "John", last_name: "Smith", date_of_birth: "1980-01-01", email: "john@example.com", nationality: "GB" } })).body;
-    const run = await until(async () => (await t.rest("GET", `/v2/users/${user.user_id}/checks`, { key: a.key })).body.data.find((r: any) => r.type === "SANCTIONS_SCREENING"),
-      (r: any) => r?.completed_at, "the screening");
+    const user = (
+      await t.rest("POST", "/v2/users", {
+        key: a.key,
+        body: { first_name: "John", last_name: "Smith", date_of_birth: "1980-01-01", email: "john@example.com", nationality: "GB" },
+      })
+    ).body;
+    const run = await until(
+      async () => (await t.rest("GET", `/v2/users/${user.user_id}/checks`, { key: a.key })).body.data.find((r: any) => r.type === "SANCTIONS_SCREENING"),
+      (r: any) => r?.completed_at,
+      "the screening",
+    );
     expect(run).toMatchObject({ status: "CLEAR", result: { matches: [] } });
     const hook = (await until(() => hooks.received.find((h) => JSON.parse(h.body).data.check?.check_id === run.check_id), Boolean, "the webhook"))!;
     expect(JSON.parse(hook.body).data.check.status).toBe("CLEAR");
@@ -134,7 +173,9 @@ describe.each(backends)("risk events end to end on %s", (backend) => {
 
 describe.runIf(multiInstance)("check events across instances (Redis)", () => {
   let pair: Awaited<ReturnType<typeof startTwoInstances>>;
-  beforeAll(async () => { pair = await startTwoInstances(); }, 90_000);
+  beforeAll(async () => {
+    pair = await startTwoInstances();
+  }, 90_000);
   afterAll(() => pair?.stop());
 
   it("a checkUpdated subscriber on instance 2 hears a run completed from a change made on instance 1", async () => {

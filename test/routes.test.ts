@@ -29,16 +29,23 @@ describe("every REST route", () => {
   });
 
   it.each(routes.filter((r) => r.path.includes("{user_id}")).map((r) => [r.method, r.path] as const))(
-    "%s %s answers 404 for another client's user", async (method, path) => {
-      const res = await t.rest(method, concrete(path, userId), { key: stranger, body: method === "PUT" ? { first_name: "X" } : method === "POST" ? VALID_BODIES[path] : undefined });
+    "%s %s answers 404 for another client's user",
+    async (method, path) => {
+      const res = await t.rest(method, concrete(path, userId), {
+        key: stranger,
+        body: method === "PUT" ? { first_name: "X" } : method === "POST" ? VALID_BODIES[path] : undefined,
+      });
       expect(res.status).toBe(404);
-    });
+    },
+  );
 
   it.each(routes.filter((r) => r.scope === OPERATOR_ONLY).map((r) => [r.method, r.path] as const))(
-    "%s %s answers 403 to a client key", async (method, path) => {
+    "%s %s answers 403 to a client key",
+    async (method, path) => {
       const res = await t.rest(method, concrete(path, userId), { key: owner, body: method === "POST" ? { name: "x", mode: "LIVE" } : undefined });
       expect(res.status).toBe(403);
-    });
+    },
+  );
 
   it("has a summary, a scope and a unique method + path for each route", () => {
     const seen = new Set<string>();

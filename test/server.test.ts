@@ -41,7 +41,10 @@ describe("server", () => {
 
   it("answers CORS preflights for REST and GraphQL without allowing ambient credentials", async () => {
     for (const path of ["/v2/users", "/graphql"]) {
-      const res = await t.app.fetch(path, { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+      const res = await t.app.fetch(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      });
       expect(res.status, path).toBe(204);
       expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
       expect(res.headers.get("access-control-allow-credentials")).toBeNull();
@@ -68,16 +71,22 @@ describe("server", () => {
   it("reads a chunked body (no content-length) up to the limit too, on GraphQL as on REST", async () => {
     const port = await t.app.start(0, "127.0.0.1");
     /** a POST over a real socket in chunks of 512 bytes: node sends transfer-encoding chunked, no length */
-    const chunked = (path: string, text: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, path, method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }, (res) => {
-        let data = "";
-        res.on("data", (c) => { data += c; });
-        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(data) }));
+    const chunked = (path: string, text: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request(
+          { host: "127.0.0.1", port, path, method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } },
+          (res) => {
+            let data = "";
+            res.on("data", (c) => {
+              data += c;
+            });
+            res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(data) }));
+          },
+        );
+        req.on("error", reject);
+        for (let i = 0; i < text.length; i += 512) req.write(text.slice(i, i + 512));
+        req.end();
       });
-      req.on("error", reject);
-      for (let i = 0; i < text.length; i += 512) req.write(text.slice(i, i + 512));
-      req.end();
-    });
     const small = await chunked("/graphql", JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }));
     expect(small).toMatchObject({ status: 200, body: { data: { users: { totalCount: expect.any(Number) } } } });
     const padded = JSON.stringify({ query: `{ users(first: 1) { totalCount } } # ${"x".repeat(4000)}` });
@@ -93,16 +102,28 @@ describe("server", () => {
     // armor priced this literal page at 6,856 and refused it (limit 5,000), while `first: $n` with n = 100 cost 69
     expect((await t.gql(key, `{ users(first: 100) { ${page} } }`)).errors).toBeUndefined();
     const nested = "query($n: Int, $m: Int) { users(first: $n) { edges { node { id checks(first: $m) { id status } } } } }";
-    for (const variables of [{ n: 100, m: 100 }, { n: 50, m: 100 }]) {
+    for (const variables of [
+      { n: 100, m: 100 },
+      { n: 50, m: 100 },
+    ]) {
       const refused = await t.gql(key, nested, variables);
       expect(refused.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({ code: "VALIDATION_FAILED", limit: MAX_OPERATION_COST });
       expect(refused.errors![0]!.message).toMatch(/costs \d+, over the limit/);
     }
     expect((await t.gql(key, nested, { n: 100, m: 2 })).errors).toBeUndefined();
     // a document of several operations is priced as its dearest, whichever operationName picks
-    const two = await t.rest("POST", "/graphql", { key, body: { query: `query Cheap { users(first: 1) { totalCount } } ${nested.replace("query(", "query Dear(")}`, operationName: "Cheap", variables: { n: 100, m: 100 } } });
+    const two = await t.rest("POST", "/graphql", {
+      key,
+      body: {
+        query: `query Cheap { users(first: 1) { totalCount } } ${nested.replace("query(", "query Dear(")}`,
+        operationName: "Cheap",
+        variables: { n: 100, m: 100 },
+      },
+    });
     expect(two.body.errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
-    expect((await t.gql(key, nested.replace("$n", "100").replace("$m", "100").replace("query($n: Int, $m: Int) ", ""))).errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
+    expect((await t.gql(key, nested.replace("$n", "100").replace("$m", "100").replace("query($n: Int, $m: Int) ", ""))).errors?.[0]?.extensions.code).toBe(
+      "VALIDATION_FAILED",
+    );
     // the REST list at its largest page is within the limit
     expect((await t.rest("GET", "/v2/users?records_per_page=100", { key })).status).toBe(200);
   });
@@ -124,7 +145,9 @@ describe("server", () => {
   });
 
   it("refuses a NUL character in any input as VALIDATION_FAILED instead of a database error", async () => {
-    const viaVariables = await t.gql(key, `mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`, { input: { firstName: "A\u0000", lastName: "B", email: "nul@example.com" } });
+    const viaVariables = await t.gql(key, `mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`, {
+      input: { firstName: "A\u0000", lastName: "B", email: "nul@example.com" },
+    });
     expect(viaVariables.errors![0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "firstName" }] });
     const viaLiteral = await t.gql(key, `{ users(email: "a\u0000b") { totalCount } }`);
     expect(viaLiteral.errors![0].extensions.code).toBe("VALIDATION_FAILED");
@@ -136,7 +159,10 @@ describe("server", () => {
     const res = await t.gql(key, query, { input: { firstName: "A", lastName: "B", email: "leak@x.example", taxId: { nested: "S9999999Z" }, locale: 12 } });
     expect(res.errors?.[0].extensions.code).toBe("VALIDATION_FAILED");
     expect(JSON.stringify(res.body)).not.toMatch(/S9999999Z|leak@x/);
-    const rest = await t.rest("POST", "/v2/users", { key, body: { first_name: "A", last_name: "B", email: "leak@x.example", tax_id: { nested: "S9999999Z" } } });
+    const rest = await t.rest("POST", "/v2/users", {
+      key,
+      body: { first_name: "A", last_name: "B", email: "leak@x.example", tax_id: { nested: "S9999999Z" } },
+    });
     expect(rest.status).toBe(400);
     expect(JSON.stringify(rest.body)).not.toMatch(/S9999999Z|leak@x/);
   });
@@ -155,26 +181,44 @@ describe("server", () => {
       const reply = problemReply({ code, detail: "d", fields: [{ field: "residential_address.postal_code", code: "invalid", message: "m" }] }, "rid");
       expect(reply.status, code).toBe(status);
       expect(reply.headers["content-type"]).toBe("application/problem+json");
-      expect(JSON.parse(reply.text)).toMatchObject({ code, status, title, detail: "d", request_id: "rid", errors: [{ field: "residential_address.postal_code" }] });
+      expect(JSON.parse(reply.text)).toMatchObject({
+        code,
+        status,
+        title,
+        detail: "d",
+        request_id: "rid",
+        errors: [{ field: "residential_address.postal_code" }],
+      });
       expect(documented).toContain(code);
     }
   });
 
   it("renames a domain error's camelCase fields to REST names, and never shows a graphql-js message", () => {
     const known = new Set(["residentialAddress", "postalCode", "destinationCountryCode", "phoneNumber"]);
-    const problem = problemFromGraphQL([{
-      message: "2 fields are not valid: residentialAddress.postalCode, destinationCountryCode.1.",
-      extensions: { code: "VALIDATION_FAILED", fields: [
-        { field: "residentialAddress.postalCode", code: "invalid", message: "residentialAddress.postalCode must be 1 to 20 characters." },
-        { field: "destinationCountryCode.1", code: "invalid", message: "email or phoneNumber is required." },
-      ] },
-    }], known);
+    const problem = problemFromGraphQL(
+      [
+        {
+          message: "2 fields are not valid: residentialAddress.postalCode, destinationCountryCode.1.",
+          extensions: {
+            code: "VALIDATION_FAILED",
+            fields: [
+              { field: "residentialAddress.postalCode", code: "invalid", message: "residentialAddress.postalCode must be 1 to 20 characters." },
+              { field: "destinationCountryCode.1", code: "invalid", message: "email or phoneNumber is required." },
+            ],
+          },
+        },
+      ],
+      known,
+    );
     expect(problem.detail).toBe("2 fields are not valid: residential_address.postal_code, destination_country_code[1].");
     expect(problem.fields).toEqual([
       { field: "residential_address.postal_code", code: "invalid", message: "residential_address.postal_code must be 1 to 20 characters." },
       { field: "destination_country_code[1]", code: "invalid", message: "email or phone_number is required." },
     ]);
-    const leaked = problemFromGraphQL([{ message: 'Variable "$input" got invalid value 1 at "input.firstName"; String cannot represent a non string value: 1' }], known);
+    const leaked = problemFromGraphQL(
+      [{ message: 'Variable "$input" got invalid value 1 at "input.firstName"; String cannot represent a non string value: 1' }],
+      known,
+    );
     expect(leaked.detail).not.toMatch(/\$input|String|firstName/);
   });
 
@@ -191,7 +235,11 @@ describe("server", () => {
     expect(html).toContain("Onboarding Gateway");
     expect(html).not.toMatch(/unpkg\.com|jsdelivr/); // self-contained: no CDN on machines without internet
     expect(html).toContain('"subscriptionsProtocol":"SSE"'); // the headers pane reaches subscriptions
-    for (const [accept, encoding, decode] of [["gzip, deflate, br", "br", brotliDecompressSync], ["gzip", "gzip", gunzipSync], ["br;q=0, gzip", "gzip", gunzipSync]] as const) {
+    for (const [accept, encoding, decode] of [
+      ["gzip, deflate, br", "br", brotliDecompressSync],
+      ["gzip", "gzip", gunzipSync],
+      ["br;q=0, gzip", "gzip", gunzipSync],
+    ] as const) {
       const page = await t.app.fetch("/graphql", { headers: { accept: "text/html", "accept-encoding": accept } });
       expect(page.headers.get("content-encoding"), accept).toBe(encoding);
       expect(page.headers.get("vary")).toBe("accept-encoding");
@@ -207,7 +255,7 @@ describe("server", () => {
       expect(schema.status, String(k)).toBe(200);
       expect(schema.data.__schema.queryType.name).toBe("Query");
     }
-    const viaGet = await t.app.fetch(`/graphql?query=${encodeURIComponent("{ __type(name: \"User\") { name } }")}`, { headers: { accept: "application/json" } });
+    const viaGet = await t.app.fetch(`/graphql?query=${encodeURIComponent('{ __type(name: "User") { name } }')}`, { headers: { accept: "application/json" } });
     expect((await viaGet.json()).data).toEqual({ __type: { name: "User" } });
     for (const query of ["{ __typename users { totalCount } }", "{ ...F } fragment F on Query { __schema { queryType { name } } }", "mutation { __typename }"])
       expect((await t.gql(null, query)).status, query).toBe(401);
@@ -215,25 +263,40 @@ describe("server", () => {
     try {
       expect((await production.gql(null, getIntrospectionQuery())).status).toBe(401);
       expect((await production.app.fetch("/graphql", { headers: { accept: "text/html" } })).headers.get("content-type") ?? "").not.toContain("text/html");
-    } finally { await production.stop(); }
+    } finally {
+      await production.stop();
+    }
   });
 
   it("runs operations over graphql-ws on /graphql with the key in connectionParams, and refuses without", async () => {
     const port = await t.app.start(0, "127.0.0.1");
     const url = `ws://127.0.0.1:${port}/graphql`;
     const ok = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
-    const result = await new Promise<any>((resolve, reject) => ok.subscribe({ query: "{ users { totalCount } }" }, { next: resolve, error: reject, complete: () => {} }));
+    const result = await new Promise<any>((resolve, reject) =>
+      ok.subscribe({ query: "{ users { totalCount } }" }, { next: resolve, error: reject, complete: () => {} }),
+    );
     expect(result.data.users.totalCount).toBeGreaterThanOrEqual(0);
     await ok.dispose();
     // the key as clients that forward HTTP headers send it
     const nested = createWsClient({ url, webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${key}` } }, retryAttempts: 0 });
-    expect((await new Promise<any>((resolve, reject) => nested.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }))).data).toEqual({ __typename: "Query" });
+    expect(
+      (await new Promise<any>((resolve, reject) => nested.subscribe({ query: "{ __typename }" }, { next: resolve, error: reject, complete: () => {} }))).data,
+    ).toEqual({ __typename: "Query" });
     await nested.dispose();
     // 4401 is fatal to graphql-ws clients: the error is reported at once, not retried behind a spinner
     for (const connectionParams of [{ authorization: "Bearer wrong" }, {}]) {
       const closes: number[] = [];
-      const refused = createWsClient({ url, webSocketImpl: WebSocket, connectionParams, retryAttempts: 5, retryWait: async () => {}, on: { closed: (e: any) => closes.push(e.code) } });
-      const error = await new Promise<any>((resolve) => refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }));
+      const refused = createWsClient({
+        url,
+        webSocketImpl: WebSocket,
+        connectionParams,
+        retryAttempts: 5,
+        retryWait: async () => {},
+        on: { closed: (e: any) => closes.push(e.code) },
+      });
+      const error = await new Promise<any>((resolve) =>
+        refused.subscribe({ query: "{ users { totalCount } }" }, { next: () => {}, error: resolve, complete: () => resolve(null) }),
+      );
       expect(error?.code ?? error).toBe(4401);
       expect(error.reason).toMatch(/^Unauthorized: /);
       expect(closes).toEqual([4401]);
@@ -244,7 +307,9 @@ describe("server", () => {
 
 describe("rate limit", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "3" });
+  });
   afterAll(() => t?.stop());
 
   it("counts per API key, sends RateLimit-* headers, and answers 429 with Retry-After past the limit", async () => {
@@ -266,7 +331,9 @@ describe.runIf(multiInstance)("rate limit across instances (Redis)", () => {
   let a: TestApp;
   let b: TestApp;
   let stop: () => Promise<void>;
-  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances({ RATE_LIMIT_PER_MINUTE: "6" })); });
+  beforeAll(async () => {
+    ({ a, b, stop } = await startTwoInstances({ RATE_LIMIT_PER_MINUTE: "6" }));
+  });
   afterAll(() => stop?.());
 
   it("spends one key's budget across both instances, whichever serves the request", async () => {
@@ -286,7 +353,9 @@ describe.runIf(multiInstance)("rate limit across instances (Redis)", () => {
 
 describe("with Redis unreachable", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { REDIS_URL: "redis://127.0.0.1:1", RATE_LIMIT_PER_MINUTE: "5" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { REDIS_URL: "redis://127.0.0.1:1", RATE_LIMIT_PER_MINUTE: "5" });
+  });
   afterAll(() => t?.stop());
 
   it("keeps serving (rate limit fails open, events are dropped with a warning) and reports not ready", async () => {

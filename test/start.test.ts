@@ -10,14 +10,20 @@ const root = path.resolve(import.meta.dirname, "..");
 /** `npm start` as a user runs it: embedded PGlite under DATA_DIR, no DATABASE_URL, no Redis. */
 function start(dataDir: string): Promise<{ child: ChildProcess; port: number; ms: number; output: () => string }> {
   const started = Date.now();
-  const child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development", LOG_LEVEL: "info" } });
+  const child = spawn("npm", ["start"], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development", LOG_LEVEL: "info" },
+  });
   let out = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {
       out += chunk;
       const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve({ child, port: Number(m[1]), ms: Date.now() - started, output: () => out }); }
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), ms: Date.now() - started, output: () => out });
+      }
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
@@ -26,11 +32,17 @@ function start(dataDir: string): Promise<{ child: ChildProcess; port: number; ms
 }
 
 /** SIGTERM → the server logs its graceful stop and exits (npm itself may report the signal rather than 0). */
-const stop = (child: ChildProcess) => new Promise<number | null>((resolve) => { child.once("close", (code) => resolve(code)); child.kill("SIGTERM"); });
+const stop = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.once("close", (code) => resolve(code));
+    child.kill("SIGTERM");
+  });
 
 describe("npm start", () => {
   const children: ChildProcess[] = [];
-  afterAll(() => { for (const c of children) c.kill("SIGKILL"); });
+  afterAll(() => {
+    for (const c of children) c.kill("SIGKILL");
+  });
 
   it("serves /healthz and GraphQL on a fresh DATA_DIR, prints the demo key, and keeps data across a restart", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "og-start-"));
@@ -50,9 +62,14 @@ describe("npm start", () => {
     }
     expect(open).toEqual([]);
     // a second server on the same DATA_DIR stops at once, with one line
-    const refused = spawn(process.execPath, ["dist/src/main.js"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development" } });
+    const refused = spawn(process.execPath, ["dist/src/main.js"], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: "0", DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "development" },
+    });
     let refusal = "";
-    refused.stderr!.on("data", (chunk) => { refusal += chunk; });
+    refused.stderr!.on("data", (chunk) => {
+      refusal += chunk;
+    });
     expect(await new Promise((resolve) => refused.once("close", resolve))).toBe(1);
     expect(refusal.trim()).toMatch(/^data: DATA_DIR \S+ is in use by process \d+: [^\n]+$/);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -64,11 +81,29 @@ describe("npm start", () => {
     expect(await typename.json()).toEqual({ data: { __typename: "Query" } });
     // a query is a read, through yoga (first) and the lean lane (then): logged at debug, like a GET
     for (const id of ["start-test-query-1", "start-test-query-2"])
-      expect((await fetch(`${base}/graphql`, { method: "POST", headers: { ...auth, "x-request-id": id }, body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }) })).status).toBe(200);
-    const created = await (await fetch(`${base}/v2/users`, { method: "POST", headers: { ...auth, "x-request-id": "start-test-1" }, body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com", tax_id: "Z99887766" }) })).json();
+      expect(
+        (
+          await fetch(`${base}/graphql`, {
+            method: "POST",
+            headers: { ...auth, "x-request-id": id },
+            body: JSON.stringify({ query: "{ users(first: 1) { totalCount } }" }),
+          })
+        ).status,
+      ).toBe(200);
+    const created = await (
+      await fetch(`${base}/v2/users`, {
+        method: "POST",
+        headers: { ...auth, "x-request-id": "start-test-1" },
+        body: JSON.stringify({ first_name: "Kept", last_name: "Data", email: "kept@example.com", tax_id: "Z99887766" }),
+      })
+    ).json();
     // one structured JSON line per write, carrying the request id and no personal data
     // the line is written after the answer: give a loaded machine a few seconds
-    const logged = () => first.output().split("\n").find((l) => l.includes('"request_id":"start-test-1"'));
+    const logged = () =>
+      first
+        .output()
+        .split("\n")
+        .find((l) => l.includes('"request_id":"start-test-1"'));
     const line = await eventually(logged, Boolean, 15_000, 50);
     expect(JSON.parse(line!)).toMatchObject({ method: "POST", route: "/v2/users", status: 201, msg: "request" });
     expect(first.output()).not.toContain("start-test-query");

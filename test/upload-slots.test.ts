@@ -15,7 +15,14 @@ type Answer = { status: number; headers: IncomingHttpHeaders; body: any };
  * once, and the rest on `finish()`: until then the server holds it in flight.
  */
 function openUpload(port: number, key: string, path: string, body: Buffer, contentType = "application/json") {
-  const req = request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { authorization: `Bearer ${key}`, "content-type": contentType, "content-length": body.length, "x-graphql-yoga-csrf": "1" } });
+  const req = request({
+    host: "127.0.0.1",
+    port,
+    path,
+    method: "POST",
+    agent: false,
+    headers: { authorization: `Bearer ${key}`, "content-type": contentType, "content-length": body.length, "x-graphql-yoga-csrf": "1" },
+  });
   req.on("error", () => {}); // a refused upload may be answered before all of it is sent
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on("response", (res) => {
@@ -33,7 +40,10 @@ function openUpload(port: number, key: string, path: string, body: Buffer, conte
   req.write(body.subarray(0, first));
   return {
     answer,
-    finish: () => { req.end(body.subarray(first)); return answer; },
+    finish: () => {
+      req.end(body.subarray(first));
+      return answer;
+    },
     abort: () => req.destroy(),
   };
 }
@@ -45,11 +55,20 @@ function multipartBody(userId: string) {
     query: "mutation($input: UploadDocumentInput!) { uploadDocument(input: $input) { id } }",
     variables: { input: { userId, documentType: "SELFIE", file: { upload: null } } },
   });
-  const part = (name: string, value: string | Buffer, file = false) => Buffer.concat([
-    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"${file ? '; filename="f.pdf"\r\ncontent-type: application/pdf' : ""}\r\n\r\n`),
-    Buffer.from(value), Buffer.from("\r\n"),
+  const part = (name: string, value: string | Buffer, file = false) =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${file ? '; filename="f.pdf"\r\ncontent-type: application/pdf' : ""}\r\n\r\n`,
+      ),
+      Buffer.from(value),
+      Buffer.from("\r\n"),
+    ]);
+  const body = Buffer.concat([
+    part("operations", operations),
+    part("map", JSON.stringify({ 0: ["variables.input.file.upload"] })),
+    part("0", pdf(2 * 1024 * 1024), true),
+    Buffer.from(`--${boundary}--\r\n`),
   ]);
-  const body = Buffer.concat([part("operations", operations), part("map", JSON.stringify({ 0: ["variables.input.file.upload"] })), part("0", pdf(2 * 1024 * 1024), true), Buffer.from(`--${boundary}--\r\n`)]);
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -61,7 +80,8 @@ describe("upload slots", () => {
   let largest: Buffer;
   let small: Buffer; // within MAX_BODY_BYTES
   let medium: Buffer; // over it, quick to send
-  const smallUpload = (size: number) => Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { content_base64: pdf(size).toString("base64") } }));
+  const smallUpload = (size: number) =>
+    Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { content_base64: pdf(size).toString("base64") } }));
   beforeAll(async () => {
     // a process of three slots, two per key (the default)
     t = await startTestApp("pglite", { JOBS: "0", MAX_CONCURRENT_UPLOADS: "3" });
@@ -73,7 +93,9 @@ describe("upload slots", () => {
     };
     [a, b] = [await tenant("Uploads A"), await tenant("Uploads B")];
     // the largest upload the route takes: a 10 MiB file in base64 JSON
-    largest = Buffer.from(JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { file_name: "f.pdf", content_base64: pdf(MAX_DOCUMENT_BYTES).toString("base64") } }));
+    largest = Buffer.from(
+      JSON.stringify({ user_id: a.userId, document_type: "SELFIE", file: { file_name: "f.pdf", content_base64: pdf(MAX_DOCUMENT_BYTES).toString("base64") } }),
+    );
     small = smallUpload(1000);
     medium = smallUpload(2 * 1024 * 1024);
   });
@@ -84,11 +106,17 @@ describe("upload slots", () => {
    * Uploads of `who` until one is answered while most of its body is still unsent, i.e. refused
    * without being read (one let through gets the rest of its body and completes), and that answer.
    */
-  const refusedUpload = (who: { key: string; userId: string }) => eventually(async () => {
-    const probe = openUpload(port, who.key, DOCUMENTS, bodyFor(who.userId));
-    const early = await Promise.race([probe.answer, new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000))]);
-    return early ?? { ...(await probe.finish()), read: true };
-  }, (answer) => !("read" in answer), 20_000, 0);
+  const refusedUpload = (who: { key: string; userId: string }) =>
+    eventually(
+      async () => {
+        const probe = openUpload(port, who.key, DOCUMENTS, bodyFor(who.userId));
+        const early = await Promise.race([probe.answer, new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000))]);
+        return early ?? { ...(await probe.finish()), read: true };
+      },
+      (answer) => !("read" in answer),
+      20_000,
+      0,
+    );
 
   it("reads MAX_CONCURRENT_UPLOADS_PER_KEY (2) and MAX_CONCURRENT_UPLOADS (8), whole numbers from 1", () => {
     expect(loadConfig({})).toMatchObject({ maxConcurrentUploadsPerKey: 2, maxConcurrentUploads: 8 });
@@ -119,7 +147,9 @@ describe("upload slots", () => {
       expect(full.body).toMatchObject({ code: "UNAVAILABLE" });
       const done = await Promise.all(held.map((upload) => upload.finish()));
       expect(done.map((d) => d.status)).toEqual([201, 201, 201]);
-    } finally { for (const upload of held) upload.abort(); }
+    } finally {
+      for (const upload of held) upload.abort();
+    }
     // every slot is back: both kinds of upload go through again
     expect((await openUpload(port, a.key, DOCUMENTS, largest).finish()).status).toBe(201);
     const again = await openUpload(port, a.key, "/graphql", body, contentType).finish();
@@ -131,9 +161,16 @@ describe("upload slots", () => {
     try {
       expect((await refusedUpload(a)).status).toBe(429);
       held[0]!.abort();
-      const answered = await eventually(() => openUpload(port, a.key, DOCUMENTS, medium).finish(), (answer) => answer.status === 201, 10_000, 50);
+      const answered = await eventually(
+        () => openUpload(port, a.key, DOCUMENTS, medium).finish(),
+        (answer) => answer.status === 201,
+        10_000,
+        50,
+      );
       expect(answered.status).toBe(201);
       expect((await held[1]!.finish()).status).toBe(201);
-    } finally { for (const upload of held) upload.abort(); }
+    } finally {
+      for (const upload of held) upload.abort();
+    }
   }, 60_000);
 });

@@ -40,8 +40,17 @@ export type CommandContext = { db: Db; transact: Transact; migrate: () => Promis
 
 export function parseCommand(argv: string[]) {
   const { positionals, values } = parseArgs({
-    args: argv, allowPositionals: true,
-    options: { name: { type: "string" }, sandbox: { type: "boolean" }, live: { type: "boolean" }, scopes: { type: "string" }, client: { type: "string" }, key: { type: "string" }, date: { type: "string" } },
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      sandbox: { type: "boolean" },
+      live: { type: "boolean" },
+      scopes: { type: "string" },
+      client: { type: "string" },
+      key: { type: "string" },
+      date: { type: "string" },
+    },
   });
   return { command: positionals.slice(0, 2).join(" "), positionals, values };
 }
@@ -61,10 +70,16 @@ export async function runCommand({ db, transact, migrate, events, jobs, logger }
       return snakeKeys({ clientId: r.client.id, name: r.client.name, mode: r.client.mode, scopes: r.client.scopes, apiKey: r.apiKey, keyId: r.keyId });
     }
     case "clients list":
-      return snakeKeys((await listApiClients(db)).map((c) => ({
-        clientId: c.id, name: c.name, mode: c.mode, scopes: c.scopes, createdAt: c.createdAt,
-        keys: c.keys.map((k) => ({ keyId: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt })),
-      })));
+      return snakeKeys(
+        (await listApiClients(db)).map((c) => ({
+          clientId: c.id,
+          name: c.name,
+          mode: c.mode,
+          scopes: c.scopes,
+          createdAt: c.createdAt,
+          keys: c.keys.map((k) => ({ keyId: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt })),
+        })),
+      );
     case "keys rotate": {
       if (!values.client) throw new UsageError("keys rotate needs --client CLIENT_ID");
       const r = await rotateApiKey(transact, CLI_ACTOR, values.client);

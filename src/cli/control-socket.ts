@@ -37,11 +37,17 @@ export async function serveControlSocket(dataDir: string, context: CommandContex
     } catch (error) {
       if (error instanceof UsageError) reply = { error: { usage: error.message } };
       else if (error instanceof DomainError) reply = { error: { code: error.code, detail: error.message, errors: error.fields } };
-      else { onError(error); reply = { error: { message: "The command failed in the server; see its log." } }; }
+      else {
+        onError(error);
+        reply = { error: { message: "The command failed in the server; see its log." } };
+      }
     }
     socket.end(JSON.stringify(reply) + "\n");
   }
-  await new Promise<void>((resolve, reject) => { server.once("error", reject); server.listen(file, () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(file, () => resolve());
+  });
   await chmod(file, 0o600);
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
@@ -53,8 +59,16 @@ export function sendToServer(dataDir: string, argv: string[]): Promise<ControlAn
     let output = "";
     socket.setEncoding("utf8");
     socket.on("connect", () => socket.write(JSON.stringify({ argv }) + "\n"));
-    socket.on("data", (chunk) => { output += chunk; });
-    socket.on("end", () => { try { resolve(JSON.parse(output) as ControlAnswer); } catch (error) { reject(error); } });
+    socket.on("data", (chunk) => {
+      output += chunk;
+    });
+    socket.on("end", () => {
+      try {
+        resolve(JSON.parse(output) as ControlAnswer);
+      } catch (error) {
+        reject(error);
+      }
+    });
     socket.on("error", (error: NodeJS.ErrnoException) => {
       // no socket file, or one left behind by a server that is gone
       if (error.code === "ENOENT" || error.code === "ECONNREFUSED") resolve(null);

@@ -97,11 +97,25 @@ async function importWatchlist(config: Config, argv: string[]): Promise<ControlA
   const file = positionals[2];
   if (!file) return { error: { usage: "watchlist import needs a FILE (OFAC sdn.csv)" } };
   const r = await importWatchlistFile(file, config.dataDir, values.date);
-  return { result: { version: r.version.id, published_on: r.version.publishedOn, sha256: r.version.sha256, individuals: r.stats.individuals, names: r.stats.names, file: r.file, replaced: r.replaced, build_ms: r.stats.buildMs } };
+  return {
+    result: {
+      version: r.version.id,
+      published_on: r.version.publishedOn,
+      sha256: r.version.sha256,
+      individuals: r.stats.individuals,
+      names: r.stats.names,
+      file: r.file,
+      replaced: r.replaced,
+      build_ms: r.stats.buildMs,
+    },
+  };
 }
 
 function report({ result, error }: ControlAnswer): number {
-  if (!error) { print(result); return 0; }
+  if (!error) {
+    print(result);
+    return 0;
+  }
   if (error.usage) console.error(`${error.usage}\n${USAGE}`);
   else console.error(JSON.stringify(error));
   return 2;

@@ -13,7 +13,10 @@ describe.each(backends)("batched by-id reads on %s", (backend) => {
     t = await startTestApp(backend, { JOBS: "0" }); // the queries counted here are the reads', not background checks'
     a = await t.createClient("Tenant A");
     b = await t.createClient("Tenant B");
-    const made = await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "Ana", last_name: "Cruz", email: "ana@example.com", date_of_birth: "1990-05-17" } });
+    const made = await t.rest("POST", "/v2/users", {
+      key: a.key,
+      body: { first_name: "Ana", last_name: "Cruz", email: "ana@example.com", date_of_birth: "1990-05-17" },
+    });
     if (made.status !== 201) throw new Error(JSON.stringify(made.body));
     userA = made.body.user_id;
     userB = (await t.rest("POST", "/v2/users", { key: b.key, body: { first_name: "Ben", last_name: "Ode", email: "ben@example.com" } })).body.user_id;
@@ -21,12 +24,14 @@ describe.each(backends)("batched by-id reads on %s", (backend) => {
   afterAll(() => t?.stop());
 
   const read = (clientId: string, id: string) =>
-    findOwnedById(t.db, "user", clientId, id, { select: { id: true, firstName: true } }, () => { throw new Error("the batched path was expected"); });
+    findOwnedById(t.db, "user", clientId, id, { select: { id: true, firstName: true } }, () => {
+      throw new Error("the batched path was expected");
+    });
 
   it("two clients' ids in one window: one query for both, each answered only with its own rows", async () => {
-    const { result, queries } = await t.app.database.countQueries(() => Promise.all([
-      read(a.clientId, userA), read(b.clientId, userB), read(a.clientId, userB), read(b.clientId, userA), read(a.clientId, userA),
-    ]));
+    const { result, queries } = await t.app.database.countQueries(() =>
+      Promise.all([read(a.clientId, userA), read(b.clientId, userB), read(a.clientId, userB), read(b.clientId, userA), read(a.clientId, userA)]),
+    );
     expect(result.map((u) => (u as { firstName?: string } | null)?.firstName ?? null)).toEqual(["Ana", "Ben", null, null, "Ana"]);
     expect(queries.filter((q) => /from "?[\w"]*\.?"?users"?/i.test(q))).toHaveLength(1);
     expect(result[0]).not.toBe(result[4]); // the same row asked twice: each caller its own object
@@ -34,7 +39,9 @@ describe.each(backends)("batched by-id reads on %s", (backend) => {
 
   it("concurrent REST reads across tenants: 200 for one's own user, 404 for the other's, fields intact", async () => {
     const [own, foreign, ownB] = await Promise.all([
-      t.rest("GET", `/v2/users/${userA}`, { key: a.key }), t.rest("GET", `/v2/users/${userB}`, { key: a.key }), t.rest("GET", `/v2/users/${userB}`, { key: b.key }),
+      t.rest("GET", `/v2/users/${userA}`, { key: a.key }),
+      t.rest("GET", `/v2/users/${userB}`, { key: a.key }),
+      t.rest("GET", `/v2/users/${userB}`, { key: b.key }),
     ]);
     expect([own.status, foreign.status, ownB.status]).toEqual([200, 404, 200]);
     expect(own.body).toMatchObject({ user_id: userA, first_name: "Ana", date_of_birth: "1990-05-17", status: "PENDING" });
@@ -59,7 +66,13 @@ describe.each(backends)("batched by-id reads on %s", (backend) => {
   });
 
   it("a failed batch fails every read in it", async () => {
-    const fake = { user: { findMany: async () => { throw new Error("database away"); } } };
+    const fake = {
+      user: {
+        findMany: async () => {
+          throw new Error("database away");
+        },
+      },
+    };
     batchReadsOf(fake);
     const reads = [findOwnedById(fake, "user", "c", "1", undefined, async () => null), findOwnedById(fake, "user", "c", "2", undefined, async () => null)];
     for (const r of reads) await expect(r).rejects.toThrow("database away");

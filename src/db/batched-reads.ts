@@ -47,7 +47,14 @@ export const rawRowsOf = (db: object) => batchers.get(db)?.source.rows ?? null;
  * null. `single` is the same read unbatched, used where there is no batcher (a transaction's client,
  * a CLI script's client).
  */
-export function findOwnedById<T>(db: object, model: string, clientId: string, id: string, selection: Selection | undefined, single: () => Promise<T | null>): Promise<T | null> {
+export function findOwnedById<T>(
+  db: object,
+  model: string,
+  clientId: string,
+  id: string,
+  selection: Selection | undefined,
+  single: () => Promise<T | null>,
+): Promise<T | null> {
   return loadOwnedById(db, `${model}|${JSON.stringify(selection ?? {})}`, clientId, id, prismaLoad(model, selection ?? {}), single);
 }
 
@@ -98,9 +105,11 @@ async function answer(source: BatchSource, { load, waiters }: Group) {
 type Delegate = { findMany(args: object): Promise<OwnedRow[]> };
 
 /** Prisma's findMany over every client's ids at once: `(client_id = a AND id IN …) OR (client_id = b AND …)`. */
-const prismaLoad = (model: string, selection: Selection): BatchLoad => async (wanted, { db }) => {
-  // the pairing needs both keys, whatever the caller selected
-  const shape = selection.select ? { select: { ...selection.select, id: true, clientId: true } } : selection;
-  const OR = [...wanted].map(([clientId, ids]) => ({ clientId, id: { in: ids } }));
-  return (db[model] as Delegate).findMany({ ...shape, where: OR.length === 1 ? OR[0] : { OR } });
-};
+const prismaLoad =
+  (model: string, selection: Selection): BatchLoad =>
+  async (wanted, { db }) => {
+    // the pairing needs both keys, whatever the caller selected
+    const shape = selection.select ? { select: { ...selection.select, id: true, clientId: true } } : selection;
+    const OR = [...wanted].map(([clientId, ids]) => ({ clientId, id: { in: ids } }));
+    return (db[model] as Delegate).findMany({ ...shape, where: OR.length === 1 ? OR[0] : { OR } });
+  };

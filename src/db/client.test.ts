@@ -11,7 +11,9 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
     process.on("uncaughtException", onUncaught);
     try {
       const client = await pool.connect(); // checked out: pg-pool listens to nothing on it now
-      const { rows: [{ pid }] } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
+      const {
+        rows: [{ pid }],
+      } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
       const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await admin.connect();
       await admin.query("select pg_terminate_backend($1)", [pid]);
@@ -39,7 +41,9 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
       expect(Date.now() - started).toBeGreaterThanOrEqual(6_000);
       expect(Date.now() - started).toBeLessThan(8_500);
       expect((await pool.query("select 1 as one")).rows[0].one).toBe(1);
-    } finally { await pool.end(); }
+    } finally {
+      await pool.end();
+    }
   }, 20_000);
 
   it("leaves alone a connection that answers: statements one after another for longer than the timeout, each quick", async () => {
@@ -50,7 +54,9 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
       for (let i = 0; i < 5; i++) await client.query("select pg_sleep(1.5)");
       expect((await client.query("select 1 as one")).rows[0].one).toBe(1);
       client.release();
-    } finally { await pool.end(); }
+    } finally {
+      await pool.end();
+    }
   }, 20_000);
 
   it("answers a statement asked for as a promise on a checked-out client (adapter-pg in a transaction) with its rows or pg's error", async () => {
@@ -63,6 +69,8 @@ describe.runIf(!!process.env.DATABASE_URL)("the PostgreSQL pool (postgres)", () 
       await expect(client.query({ text: "select * from no_such_table_here" })).rejects.toMatchObject({ code: "42P01" });
       expect((await client.query({ text: "select 3 as three" })).rows).toEqual([{ three: 3 }]); // the connection still serves
       client.release();
-    } finally { await pool.end(); }
+    } finally {
+      await pool.end();
+    }
   });
 });

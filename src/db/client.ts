@@ -66,7 +66,9 @@ export function watchedClient(): typeof pg.Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config);
       const internals = this as unknown as Internals;
-      internals.connection.on("readyForQuery", () => { this.#progress = performance.now(); });
+      internals.connection.on("readyForQuery", () => {
+        this.#progress = performance.now();
+      });
       const query = this.query.bind(this) as (...a: unknown[]) => unknown;
       // nothing per query but the stamp: a wrapped callback kept each result alive past minor GCs
       this.query = ((...args: unknown[]) => {
@@ -77,7 +79,9 @@ export function watchedClient(): typeof pg.Client {
         // callback, and that kept every result past minor GCs (bench/db-promotion.ts);
         // a callback handed to the Query as it is made keeps nothing
         if (args.length === 1 && typeof (args[0] as { submit?: unknown }).submit !== "function") {
-          return new Promise((resolve, reject) => { query(args[0], undefined, (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result))); });
+          return new Promise((resolve, reject) => {
+            query(args[0], undefined, (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result)));
+          });
         }
         return query(...args);
       }) as typeof this.query;
@@ -86,18 +90,28 @@ export function watchedClient(): typeof pg.Client {
     #check() {
       const internals = this as unknown as Internals;
       if (!busy(internals)) return;
-      if (performance.now() - this.#progress < QUERY_TIMEOUT_MS) { this.#watchdog!.refresh(); return; }
+      if (performance.now() - this.#progress < QUERY_TIMEOUT_MS) {
+        this.#watchdog!.refresh();
+        return;
+      }
       this.end().catch(() => {});
       internals.connection.stream?.destroy();
     }
   };
 }
 /** what of node-postgres's Client the watchdog reads (pg 8: the query in flight and those queued or sent) */
-type Internals = { connection: { on(event: string, fn: () => void): void; stream?: { destroy(): void } }; _activeQuery: unknown; _queryQueue: unknown[]; _sentQueryQueue?: unknown[] };
+type Internals = {
+  connection: { on(event: string, fn: () => void): void; stream?: { destroy(): void } };
+  _activeQuery: unknown;
+  _queryQueue: unknown[];
+  _sentQueryQueue?: unknown[];
+};
 const busy = (c: Internals) => Boolean(c._activeQuery) || c._queryQueue.length > 0 || (c._sentQueryQueue?.length ?? 0) > 0;
 
 export type DbOptions = {
-  databaseUrl?: string; databaseSchema?: string; dataDir: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
+  dataDir: string;
   /** the embedded database's lock is held by the process that forked this one to migrate for it (migrations.ts) */
   parentHoldsDataDir?: boolean;
 };
@@ -113,24 +127,48 @@ export async function createDb(options: DbOptions): Promise<Database> {
   // batched hot reads run plain statements on Prisma's own pool (or PGlite), recorded as Prisma's are
   const rows: RawRows = async (sql, params) => {
     recorder?.push(sql);
-    return (pool ? await pool.query<unknown[]>({ name: named?.(sql), text: sql, values: params, rowMode: "array" }) : await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })).rows;
+    return (
+      pool
+        ? await pool.query<unknown[]>({ name: named?.(sql), text: sql, values: params, rowMode: "array" })
+        : await pglite!.query<unknown[]>(sql, params, { rowMode: "array" })
+    ).rows;
   };
   batchReadsOf(prisma, rows);
   return {
-    prisma, kind, ephemeral, pglite,
+    prisma,
+    kind,
+    ephemeral,
+    pglite,
     server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
-    migrate: async () => await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql)) ? [] : applyMigrations(migrations),
-    ping: async () => { await prisma.$queryRawUnsafe("select 1"); },
-    close: async () => { await prisma.$disconnect(); await closeDriver(); },
+    migrate: async () => ((await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql))) ? [] : applyMigrations(migrations)),
+    ping: async () => {
+      await prisma.$queryRawUnsafe("select 1");
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await closeDriver();
+    },
     async countQueries(fn) {
       recorder = [];
-      try { const result = await fn(); return { result, queries: recorder }; } finally { recorder = null; }
+      try {
+        const result = await fn();
+        return { result, queries: recorder };
+      } finally {
+        recorder = null;
+      }
     },
   };
 }
 
 async function openDriver(options: DbOptions): Promise<{
-  factory: SqlMigrationAwareDriverAdapterFactory; migrations?: SqlMigrationAwareDriverAdapterFactory; kind: Database["kind"]; ephemeral: boolean; closeDriver: () => Promise<void>; pglite?: PGlite; pool?: pg.Pool; named?: StatementNamer;
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  migrations?: SqlMigrationAwareDriverAdapterFactory;
+  kind: Database["kind"];
+  ephemeral: boolean;
+  closeDriver: () => Promise<void>;
+  pglite?: PGlite;
+  pool?: pg.Pool;
+  named?: StatementNamer;
 }> {
   if (options.databaseUrl) {
     const schema = options.databaseSchema;
@@ -140,10 +178,27 @@ async function openDriver(options: DbOptions): Promise<{
     const named = hotStatementNames();
     // a statement named (prepared once per connection) only once it proved hot: db/prepared-statements.ts
     const statementNameGenerator = (query: { sql: string; args: unknown[] }) => (query.args.length ? named(query.sql) : undefined) as string;
-    return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true, statementNameGenerator }), pool, named, migrations: migrationAdapter(options), kind: "postgres", ephemeral: false, closeDriver: async () => {} };
+    return {
+      factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true, statementNameGenerator }),
+      pool,
+      named,
+      migrations: migrationAdapter(options),
+      kind: "postgres",
+      ephemeral: false,
+      closeDriver: async () => {},
+    };
   }
   const { pglite, release } = await openPGlite(options.dataDir);
-  return { factory: new PrismaPGlite(pglite), pglite, kind: "pglite", ephemeral: isMemoryDir(options.dataDir), closeDriver: async () => { await pglite.close(); await release(); } };
+  return {
+    factory: new PrismaPGlite(pglite),
+    pglite,
+    kind: "pglite",
+    ephemeral: isMemoryDir(options.dataDir),
+    closeDriver: async () => {
+      await pglite.close();
+      await release();
+    },
+  };
 }
 
 export function pgConfigOf(url: string, schema?: string) {
@@ -188,7 +243,9 @@ async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; release: (
   const given = handedOver.get(dataDir);
   handedOver.delete(dataDir);
   const release = given?.release ?? (isMemoryDir(dataDir) ? async () => {} : await claimDataDir(dataDir));
-  try { return { pglite: given?.pglite ?? await openEmbedded(dataDir), release }; } catch (error) {
+  try {
+    return { pglite: given?.pglite ?? (await openEmbedded(dataDir)), release };
+  } catch (error) {
     await release();
     throw error;
   }
@@ -211,7 +268,13 @@ export async function openMigrationTarget(options: DbOptions): Promise<{ factory
   }
   if (!options.parentHoldsDataDir) {
     const { pglite, release } = await openPGlite(options.dataDir);
-    return { factory: new PrismaPGlite(pglite), close: async () => { await pglite.close(); await release(); } };
+    return {
+      factory: new PrismaPGlite(pglite),
+      close: async () => {
+        await pglite.close();
+        await release();
+      },
+    };
   }
   await lockDataDir(options.dataDir, { parentHolds: true });
   const pglite = await openEmbedded(options.dataDir);
@@ -222,5 +285,9 @@ async function ensureSchema(url: string, schema: string) {
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  try { await client.query(`create schema if not exists "${schema.replaceAll('"', '""')}"`); } finally { await client.end(); }
+  try {
+    await client.query(`create schema if not exists "${schema.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
 }

@@ -24,11 +24,18 @@ describe("DATA_DIR", () => {
       expect((await readFile(path.join(dataDir, "lock.pid"), "utf8")).trim()).toBe(String(process.pid));
       await expect(startTestApp("pglite", onDisk(dataDir))).rejects.toThrow(DataDirInUse);
       // the CLI finding the database held and no control socket (the server is not listening) says so in one line
-      const cli = await promisify(execFile)("node", ["--import", "tsx", "src/cli/main.ts", "clients", "list"], { cwd: root, env: { ...process.env, ...onDisk(dataDir), NODE_ENV: "test" } })
-        .then(() => null, (error: { code: number; stderr: string }) => error);
+      const cli = await promisify(execFile)("node", ["--import", "tsx", "src/cli/main.ts", "clients", "list"], {
+        cwd: root,
+        env: { ...process.env, ...onDisk(dataDir), NODE_ENV: "test" },
+      }).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
       expect(cli?.code).toBe(2);
       expect(cli?.stderr.trim()).toMatch(new RegExp(`^data: DATA_DIR \\S+ is in use by process ${process.pid}: [^\\n]+$`));
-    } finally { await first.stop(); }
+    } finally {
+      await first.stop();
+    }
     const again = await startTestApp("pglite", onDisk(dataDir));
     await again.stop();
   }, 180_000);
@@ -39,7 +46,11 @@ describe("DATA_DIR", () => {
     await new Promise((r) => gone.once("exit", r));
     await writeFile(path.join(dataDir, "lock.pid"), `${gone.pid}\n`);
     const t = await startTestApp("pglite", onDisk(dataDir));
-    try { expect((await readFile(path.join(dataDir, "lock.pid"), "utf8")).trim()).toBe(String(process.pid)); } finally { await t.stop(); }
+    try {
+      expect((await readFile(path.join(dataDir, "lock.pid"), "utf8")).trim()).toBe(String(process.pid));
+    } finally {
+      await t.stop();
+    }
   }, 120_000);
 
   it("takes group and other bits off a DATA_DIR left readable by others, and everything under it", async () => {

@@ -54,7 +54,12 @@ export async function lockDataDir(dataDir: string, { parentHolds = false } = {})
     if (await create(file)) {
       held.add(file);
       let released = false;
-      return async () => { if (released) return; released = true; held.delete(file); await rm(file, { force: true }); };
+      return async () => {
+        if (released) return;
+        released = true;
+        held.delete(file);
+        await rm(file, { force: true });
+      };
     }
     const holder = await holderOf(file);
     if (held.has(file)) throw new DataDirInUse(`DATA_DIR ${dataDir} is already open in this process`);
@@ -70,7 +75,11 @@ export async function lockDataDir(dataDir: string, { parentHolds = false } = {})
 async function create(file: string) {
   try {
     const handle = await open(file, "wx", 0o600);
-    try { await handle.writeFile(`${process.pid}\n`); } finally { await handle.close(); }
+    try {
+      await handle.writeFile(`${process.pid}\n`);
+    } finally {
+      await handle.close();
+    }
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -86,7 +95,12 @@ async function holderOf(file: string): Promise<number | null> {
 
 /** signal 0 tests for the process without touching it; EPERM: it exists, as another user's */
 function alive(pid: number) {
-  try { process.kill(pid, 0); return true; } catch (error) { return (error as NodeJS.ErrnoException).code === "EPERM"; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /**
@@ -96,7 +110,9 @@ function alive(pid: number) {
  */
 async function takeOver(file: string, deadHolder: number | null) {
   const aside = `${file}.stale-${process.pid}`;
-  try { await rename(file, aside); } catch (error) {
+  try {
+    await rename(file, aside);
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // gone meanwhile: create again
     throw error;
   }

@@ -25,7 +25,10 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
     const started = Date.now();
     const { services } = t.app;
     const runs = await services.transact({ principal: OPERATOR, requestId: "insert-rows-1" }, async (write) => {
-      write.auditMany([{ action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] }, { action: "test.many", targetType: "user", targetId: userId }]);
+      write.auditMany([
+        { action: "test.many", targetType: "user", targetId: userId, changedFields: ["email", "phone number"] },
+        { action: "test.many", targetType: "user", targetId: userId },
+      ]);
       write.audit({ action: "test.one", targetType: "user", targetId: userId, changedFields: [] });
       write.emit("user.status.updated", clientId, { userId, status: "ACTIVE", previousStatus: "PENDING", user: { nested: { list: [1, "two", null] } } });
       return queueFreshChecks(write, { clientId, userId }, ["KYC", "TRANSACTION_MONITORING"], "USER_UPDATED");
@@ -54,10 +57,21 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
     const done = await completeRun(services, runs[0]!.id, outcome as never, { requestId: "insert-rows-2", from: ["QUEUED"], decidedBy: "SYSTEM" });
     expect(done!.run).toEqual(await t.db.checkRun.findUnique({ where: { id: runs[0]!.id } }));
     expect(done!.run).toMatchObject({ status: "CONSIDER", result: { score: 0.42, reasons: ["name_partial_match"], provider: "test" } });
-    expect(done!.user).toEqual(await t.db.user.findUnique({ where: { id: userId }, select: { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } }));
+    expect(done!.user).toEqual(
+      await t.db.user.findUnique({
+        where: { id: userId },
+        select: { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true },
+      }),
+    );
     expect(done!.user).toMatchObject({ riskScore: 42, riskLevel: "MEDIUM" });
     // a run no longer in one of `from` is left alone
-    expect(await completeRun(services, runs[0]!.id, { ...outcome, status: "CLEAR" } as never, { requestId: "insert-rows-3", from: ["QUEUED", "RUNNING"], decidedBy: "SYSTEM" })).toBeNull();
+    expect(
+      await completeRun(services, runs[0]!.id, { ...outcome, status: "CLEAR" } as never, {
+        requestId: "insert-rows-3",
+        from: ["QUEUED", "RUNNING"],
+        decidedBy: "SYSTEM",
+      }),
+    ).toBeNull();
     expect((await t.db.checkRun.findUnique({ where: { id: runs[0]!.id } }))!.status).toBe("CONSIDER");
   });
 });

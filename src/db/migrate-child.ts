@@ -9,7 +9,11 @@ import { applyMigrations } from "./schema-engine.js";
 async function migrate(options: DbOptions): Promise<{ applied: string[] } | { error: string }> {
   try {
     const target = await openMigrationTarget(options);
-    try { return { applied: await applyMigrations(target.factory) }; } finally { await target.close(); }
+    try {
+      return { applied: await applyMigrations(target.factory) };
+    } finally {
+      await target.close();
+    }
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }

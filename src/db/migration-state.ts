@@ -19,4 +19,3 @@ export async function migrationsUpToDate(query: Query): Promise<boolean> {
   const folders = await readdir(path.join(PRISMA_DIR, "migrations"), { withFileTypes: true });
   return folders.filter((d) => d.isDirectory()).every((d) => applied.has(d.name));
 }
-

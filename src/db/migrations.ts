@@ -29,7 +29,9 @@ export async function migrateBeforeStart(options: DbOptions): Promise<string[]> 
     await client.connect();
     try {
       if (await migrationsUpToDate(async (sql) => (await client.query(sql)).rows)) return [];
-    } finally { await client.end(); }
+    } finally {
+      await client.end();
+    }
     return migrateInChild(options);
   }
   if (isMemoryDir(options.dataDir)) return [];
@@ -38,7 +40,10 @@ export async function migrateBeforeStart(options: DbOptions): Promise<string[]> 
   try {
     if (existsSync(path.join(options.dataDir, "pglite"))) {
       const pglite = await openEmbedded(options.dataDir);
-      if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) { handOver(options.dataDir, { pglite, release }); return []; }
+      if (await migrationsUpToDate(async (sql) => (await pglite.query<Row>(sql)).rows)) {
+        handOver(options.dataDir, { pglite, release });
+        return [];
+      }
       await pglite.close(); // PGlite is one process: the child opens it next
     }
     const applied = await migrateInChild({ ...options, parentHoldsDataDir: true });
@@ -58,10 +63,17 @@ export function migrateInChild(options: DbOptions): Promise<string[]> {
     execArgv: ext === ".ts" ? ["--import", "tsx"] : [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  child.send({ databaseUrl: options.databaseUrl, databaseSchema: options.databaseSchema, dataDir: options.dataDir, parentHoldsDataDir: options.parentHoldsDataDir });
+  child.send({
+    databaseUrl: options.databaseUrl,
+    databaseSchema: options.databaseSchema,
+    dataDir: options.dataDir,
+    parentHoldsDataDir: options.parentHoldsDataDir,
+  });
   return new Promise((resolve, reject) => {
     let answer: { applied?: string[]; error?: string } | undefined;
-    child.on("message", (message) => { answer = message as typeof answer; });
+    child.on("message", (message) => {
+      answer = message as typeof answer;
+    });
     child.on("error", reject);
     child.on("exit", (code) => {
       if (answer?.applied && code === 0) resolve(answer.applied);

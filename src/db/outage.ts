@@ -22,9 +22,18 @@ const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "Sock
 const SQLSTATE = /^(08...|57P0[1-3]|57014|53300|53000|58...)$/;
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 /** node-postgres says these in plain Errors without a code; Prisma's transaction timeouts (P2028) likewise */
-const PG_MESSAGES = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Query read timeout|Unable to start a transaction in the given time|cannot be executed on an expired transaction/i;
+const PG_MESSAGES =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Query read timeout|Unable to start a transaction in the given time|cannot be executed on an expired transaction/i;
 
-type Loose = { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; meta?: { driverAdapterError?: unknown }; errors?: unknown };
+type Loose = {
+  code?: unknown;
+  name?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+  meta?: { driverAdapterError?: unknown };
+  errors?: unknown;
+};
 
 /** true when `error` (or what it wraps) says the database could not be reached or answered too late */
 export function isOutage(error: unknown, depth = 0): boolean {
@@ -47,7 +56,8 @@ export function isOutage(error: unknown, depth = 0): boolean {
 /** The GraphQL error an outage becomes: 503 on /graphql (yoga reads `http`), UNAVAILABLE in the REST shim. */
 export function outageGraphQLError(wrapper?: { nodes?: readonly ASTNode[] | ASTNode; path?: readonly (string | number)[] }) {
   return new GraphQLError(UNAVAILABLE_DETAIL, {
-    nodes: wrapper?.nodes, path: wrapper?.path,
+    nodes: wrapper?.nodes,
+    path: wrapper?.path,
     extensions: { code: "UNAVAILABLE", retryAfter: RETRY_AFTER_SECONDS, http: { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } } },
   });
 }

@@ -18,7 +18,9 @@ describe("names of hot statements", () => {
     expect(named("c")).toBeUndefined(); // full: the third stays unnamed however often it comes
     expect(named("c")).toBeUndefined();
     const counting = hotStatementNames({ after: 2, counted: 2 });
-    counting("x"); counting("y"); counting("z"); // x and y forgotten when z came
+    counting("x");
+    counting("y");
+    counting("z"); // x and y forgotten when z came
     expect(counting("x")).toBeUndefined();
     expect(counting("z")).toMatch(/^og_/);
   });

@@ -15,7 +15,9 @@ describe.runIf(!!process.env.DATABASE_URL)("migrations on PostgreSQL (postgres)"
     let release: NodeJS.Timeout | undefined;
     try {
       await holder.query("select pg_advisory_lock($1)", [PRISMA_MIGRATION_LOCK]); // as another instance migrating
-      const released = new Promise((resolve) => { release = setTimeout(() => resolve(holder.query("select pg_advisory_unlock($1)", [PRISMA_MIGRATION_LOCK])), 11_000); });
+      const released = new Promise((resolve) => {
+        release = setTimeout(() => resolve(holder.query("select pg_advisory_unlock($1)", [PRISMA_MIGRATION_LOCK])), 11_000);
+      });
       const applied = await migrateInChild({ databaseUrl, databaseSchema: schema, dataDir: "" });
       await released;
       expect(applied.length).toBeGreaterThan(0);

@@ -12,7 +12,13 @@ export type AfterCommit = (hook: () => unknown) => void;
 /** `fn` in one transaction; its after-commit hooks run in order once it committed (a hook's failure is the hook's to handle). */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx, afterCommit: AfterCommit) => Promise<T>, options?: { timeout?: number }): Promise<T> {
   const hooks: (() => unknown)[] = [];
-  const result = await db.$transaction((tx) => fn(tx, (hook) => { hooks.push(hook); }), options);
+  const result = await db.$transaction(
+    (tx) =>
+      fn(tx, (hook) => {
+        hooks.push(hook);
+      }),
+    options,
+  );
   for (const hook of hooks) await hook();
   return result;
 }

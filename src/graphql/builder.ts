@@ -69,7 +69,8 @@ builder.scalarType("DateTime", {
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
   parseValue: (value) => {
     const d = new Date(String(value));
-    if (typeof value !== "string" || Number.isNaN(d.getTime())) throw new GraphQLError("must be an ISO 8601 date-time", { extensions: { code: "VALIDATION_FAILED" } });
+    if (typeof value !== "string" || Number.isNaN(d.getTime()))
+      throw new GraphQLError("must be an ISO 8601 date-time", { extensions: { code: "VALIDATION_FAILED" } });
     return d;
   },
 });
@@ -86,11 +87,14 @@ builder.scalarType("MinorUnits", {
 
 builder.scalarType("File", {
   description: "A file sent as a part of a GraphQL multipart request (github.com/jaydenseric/graphql-multipart-request-spec)",
-  serialize: () => { throw new GraphQLError("File is an input-only scalar"); },
+  serialize: () => {
+    throw new GraphQLError("File is an input-only scalar");
+  },
   parseValue: (value) => {
     // yoga's File (@whatwg-node) is not an instance of Node's own Blob class: judge it by its shape
     const file = value as File | null;
-    if (file && typeof file === "object" && typeof file.arrayBuffer === "function" && typeof file.name === "string" && typeof file.size === "number") return file;
+    if (file && typeof file === "object" && typeof file.arrayBuffer === "function" && typeof file.name === "string" && typeof file.size === "number")
+      return file;
     throw new GraphQLError("must be a file part of a multipart request", { extensions: { code: "VALIDATION_FAILED" } });
   },
 });

@@ -15,7 +15,19 @@
  *   document whose variables do not coerce runs on graphql-js.
  * Subscriptions and mutations never come here.
  */
-import { execute, getNamedType, type GraphQLError, getVariableValues, GraphQLObjectType, Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from "graphql";
+import {
+  execute,
+  getNamedType,
+  type GraphQLError,
+  getVariableValues,
+  GraphQLObjectType,
+  Kind,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { ModelName } from "../../generated/prisma/internal/prismaNamespace.js";
 import { inputError } from "../server/plugins/use-input-guard.js";
@@ -54,7 +66,12 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
      * One validated single-operation document, as yoga's envelop would run it (input guard, mask).
      * `accepted`: the caller asked `accepts` for these very inputs, so the guard has run already.
      */
-    async execute(document: DocumentNode, variables: Record<string, unknown>, contextValue: object, { exactErrors = false, accepted = false } = {}): Promise<ExecutionResult> {
+    async execute(
+      document: DocumentNode,
+      variables: Record<string, unknown>,
+      contextValue: object,
+      { exactErrors = false, accepted = false } = {},
+    ): Promise<ExecutionResult> {
       const guarded = accepted ? null : inputError(document, variables);
       if (guarded) return { errors: [maskError(guarded) as GraphQLError] };
       const plan = planOf(document);
@@ -88,21 +105,22 @@ function stringVariables(operation: OperationDefinitionNode) {
 /** true when a field below the root returns a Prisma object (loaded by Pothos with its parent's query). */
 function nestsPrismaObject(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, prismaTypes: ReadonlySet<string>) {
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  const walk = (type: GraphQLObjectType, set: SelectionSetNode, depth: number): boolean => set.selections.some((selection) => {
-    if (selection.kind !== Kind.FIELD) {
-      const inner = selection.kind === Kind.FRAGMENT_SPREAD ? fragments.get(selection.name.value) : selection;
-      const on = inner?.typeCondition ? schema.getType(inner.typeCondition.name.value) : type;
-      // an interface or union fragment: not planned here, graphql-js runs it
-      return !inner || !(on instanceof GraphQLObjectType) || walk(on, inner.selectionSet, depth);
-    }
-    if (selection.name.value.startsWith("__")) return false;
-    const field = type.getFields()[selection.name.value];
-    const named = field && getNamedType(field.type);
-    if (!field) return true;
-    if (depth > 0 && prismaTypes.has(named.name)) return true;
-    if (!selection.selectionSet) return false;
-    return !(named instanceof GraphQLObjectType) || walk(named, selection.selectionSet, depth + 1);
-  });
+  const walk = (type: GraphQLObjectType, set: SelectionSetNode, depth: number): boolean =>
+    set.selections.some((selection) => {
+      if (selection.kind !== Kind.FIELD) {
+        const inner = selection.kind === Kind.FRAGMENT_SPREAD ? fragments.get(selection.name.value) : selection;
+        const on = inner?.typeCondition ? schema.getType(inner.typeCondition.name.value) : type;
+        // an interface or union fragment: not planned here, graphql-js runs it
+        return !inner || !(on instanceof GraphQLObjectType) || walk(on, inner.selectionSet, depth);
+      }
+      if (selection.name.value.startsWith("__")) return false;
+      const field = type.getFields()[selection.name.value];
+      const named = field && getNamedType(field.type);
+      if (!field) return true;
+      if (depth > 0 && prismaTypes.has(named.name)) return true;
+      if (!selection.selectionSet) return false;
+      return !(named instanceof GraphQLObjectType) || walk(named, selection.selectionSet, depth + 1);
+    });
   const root = schema.getQueryType();
   return !root || walk(root, operation.selectionSet, 0);
 }

@@ -7,8 +7,11 @@ import { MAX_DOCUMENT_BYTES } from "../domains/documents/documents.rules.js";
 import { MAX_OPERATION_COST } from "./cost.js";
 
 const DOCUMENTS = "/v2/users/authentications/documents";
-const upload = (userId: string, contentBase64 = PNG_BASE64) =>
-  ({ user_id: userId, document_type: "SELFIE", file: { file_name: "f", content_base64: contentBase64 } });
+const upload = (userId: string, contentBase64 = PNG_BASE64) => ({
+  user_id: userId,
+  document_type: "SELFIE",
+  file: { file_name: "f", content_base64: contentBase64 },
+});
 
 async function seed(t: TestApp, key: string, users: number, documentsEach: number) {
   const ids: string[] = [];
@@ -89,7 +92,8 @@ describe("what one operation may read while it runs", () => {
 
       // the same rules through the node handler: the REST GET lane, and the /graphql lane (yoga has validated the text above)
       const port = await t.app.start(0, "127.0.0.1");
-      const laneCount = async () => ((await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get())?.values ?? []).reduce((n, v) => n + v.value, 0);
+      const laneCount = async () =>
+        ((await t.app.metrics.registry.getSingleMetric("http_lane_requests_total")?.get())?.values ?? []).reduce((n, v) => n + v.value, 0);
       const lanesBefore = await laneCount();
       const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
       const rest = await fetch(`http://127.0.0.1:${port}${DOCUMENTS}?records_per_page=100`, { headers });
@@ -98,7 +102,9 @@ describe("what one operation may read while it runs", () => {
       const graphql = await fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers, body: JSON.stringify({ query }) });
       expect((await graphql.json()).errors?.[0]?.extensions).toMatchObject({ code: "RESULT_TOO_LARGE" });
       expect(await laneCount()).toBe(lanesBefore + 2);
-    } finally { await t.stop(); }
+    } finally {
+      await t.stop();
+    }
   });
 
   it("reads at most two of the largest files' bytes in one request", async () => {
@@ -110,13 +116,19 @@ describe("what one operation may read while it runs", () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await t.rest("POST", DOCUMENTS, { key, body: upload(userId!, big) })).body.document_id);
       const [a, b, c] = ids;
-      const three = await t.gql(key, `{ a: documentFile(id: "${a}") { contentBase64 } b: documentFile(id: "${b}") { contentBase64 } c: documentFile(id: "${c}") { contentBase64 } }`);
+      const three = await t.gql(
+        key,
+        `{ a: documentFile(id: "${a}") { contentBase64 } b: documentFile(id: "${b}") { contentBase64 } c: documentFile(id: "${c}") { contentBase64 } }`,
+      );
       // whichever of the three resolves last is refused, before its bytes are read
       expect(three.errors?.map((e) => e.extensions.code)).toEqual(["RESULT_TOO_LARGE"]);
       const refused = (three.errors![0] as { path?: string[] }).path!;
       expect(refused[1]).toBe("contentBase64");
-      expect(Object.entries(three.data).map(([alias, file]) => (file as { contentBase64: string | null }).contentBase64 === (alias === refused[0] ? null : big)))
-        .toEqual([true, true, true]);
-    } finally { await t.stop(); }
+      expect(
+        Object.entries(three.data).map(([alias, file]) => (file as { contentBase64: string | null }).contentBase64 === (alias === refused[0] ? null : big)),
+      ).toEqual([true, true, true]);
+    } finally {
+      await t.stop();
+    }
   }, 60_000);
 });

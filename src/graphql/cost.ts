@@ -17,9 +17,24 @@
  * bounded again while the operation runs (graphql/work-budget.ts).
  */
 import {
-  getNamedType, getNullableType, isInterfaceType, isLeafType, isListType, isObjectType, Kind,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionNode, type ValueNode,
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isLeafType,
+  isListType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLInterfaceType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type ValueNode,
 } from "graphql";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging.js";
 
@@ -59,7 +74,8 @@ function shapeOf(document: DocumentNode): Shape {
     const pageVariables = new Set<string>();
     const collect = (selections: readonly SelectionNode[]) => {
       for (const s of selections) {
-        if (s.kind === Kind.FIELD) for (const arg of s.arguments ?? []) if (isPageArg(arg.name.value) && arg.value.kind === Kind.VARIABLE) pageVariables.add(arg.value.name.value);
+        if (s.kind === Kind.FIELD)
+          for (const arg of s.arguments ?? []) if (isPageArg(arg.name.value) && arg.value.kind === Kind.VARIABLE) pageVariables.add(arg.value.name.value);
         if (s.kind !== Kind.FRAGMENT_SPREAD && s.selectionSet) collect(s.selectionSet.selections);
       }
     };
@@ -87,18 +103,22 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
 
 function costOf(schema: GraphQLSchema, { operations, fragments }: Shape, variables: Record<string, unknown>) {
   const spreadCosts = new Map<string, number>(); // a fragment is priced once, and each spread of it counts, as in armor
-  const typeNamed = (name: string | undefined, otherwise: GraphQLNamedType | undefined) => (name ? schema.getType(name) ?? undefined : otherwise);
+  const typeNamed = (name: string | undefined, otherwise: GraphQLNamedType | undefined) => (name ? (schema.getType(name) ?? undefined) : otherwise);
   const selectionCost = (selection: SelectionNode, parent: GraphQLNamedType | undefined): number => {
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const name = selection.name.value;
       if (!spreadCosts.has(name)) {
         spreadCosts.set(name, 0);
         const fragment = fragments.get(name);
-        spreadCosts.set(name, fragment ? OBJECT + DEPTH_FACTOR * setCost(fragment.selectionSet.selections, typeNamed(fragment.typeCondition.name.value, parent)) : 0);
+        spreadCosts.set(
+          name,
+          fragment ? OBJECT + DEPTH_FACTOR * setCost(fragment.selectionSet.selections, typeNamed(fragment.typeCondition.name.value, parent)) : 0,
+        );
       }
       return LEAF + DEPTH_FACTOR * spreadCosts.get(name)!;
     }
-    if (selection.kind === Kind.INLINE_FRAGMENT) return OBJECT + DEPTH_FACTOR * setCost(selection.selectionSet.selections, typeNamed(selection.typeCondition?.name.value, parent));
+    if (selection.kind === Kind.INLINE_FRAGMENT)
+      return OBJECT + DEPTH_FACTOR * setCost(selection.selectionSet.selections, typeNamed(selection.typeCondition?.name.value, parent));
     if (selection.name.value === "__schema" || selection.name.value === "__type") return 0; // introspection: armor's limits apply
     const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
     const declared = field?.extensions?.cost as FieldCost | undefined;
@@ -109,19 +129,27 @@ function costOf(schema: GraphQLSchema, { operations, fragments }: Shape, variabl
   const setCost = (selections: readonly SelectionNode[], parent: GraphQLNamedType | undefined): number =>
     selections.reduce((sum, s) => sum + selectionCost(s, parent), 0);
   const rootOf = (operation: OperationDefinitionNode) =>
-    (operation.operation === "query" ? schema.getQueryType() : operation.operation === "mutation" ? schema.getMutationType() : schema.getSubscriptionType()) ?? undefined;
+    (operation.operation === "query" ? schema.getQueryType() : operation.operation === "mutation" ? schema.getMutationType() : schema.getSubscriptionType())
+    ?? undefined;
   return Math.max(0, ...operations.map((operation) => setCost(operation.selectionSet.selections, rootOf(operation))));
 }
 
 /** How many items a field with a selection can answer: 1 for an object, the most a list holds. */
-function itemsOf(field: GraphQLField<unknown, unknown>, parent: GraphQLObjectType | GraphQLInterfaceType, selection: FieldNode, variables: Record<string, unknown>) {
+function itemsOf(
+  field: GraphQLField<unknown, unknown>,
+  parent: GraphQLObjectType | GraphQLInterfaceType,
+  selection: FieldNode,
+  variables: Record<string, unknown>,
+) {
   const paged = field.args.filter((arg) => isPageArg(arg.name));
   if (paged.length) {
     // left out or null, an argument's default applies (the resolvers read `first ?? default`)
-    const asked = paged.map((arg) => {
-      const given = selection.arguments?.find((a) => a.name.value === arg.name);
-      return (given ? argumentValue(given.value, variables) : undefined) ?? arg.defaultValue;
-    }).filter((n): n is number => typeof n === "number" && Number.isFinite(n));
+    const asked = paged
+      .map((arg) => {
+        const given = selection.arguments?.find((a) => a.name.value === arg.name);
+        return (given ? argumentValue(given.value, variables) : undefined) ?? arg.defaultValue;
+      })
+      .filter((n): n is number => typeof n === "number" && Number.isFinite(n));
     // first and last together: the last of the first, so the smaller
     return asked.length ? Math.min(MAX_PAGE_SIZE, Math.max(1, Math.min(...asked))) : DEFAULT_PAGE_SIZE;
   }

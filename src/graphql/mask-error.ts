@@ -22,7 +22,10 @@ export function createMaskError(logger: Logger) {
     const fields = fieldsOf(error.message);
     if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === withoutValues(error.message)) return error;
     return new GraphQLError(withoutValues(error.message), {
-      nodes: error.nodes, path: error.path, source: error.source, positions: error.positions,
+      nodes: error.nodes,
+      path: error.path,
+      source: error.source,
+      positions: error.positions,
       extensions: { ...error.extensions, code: "VALIDATION_FAILED", ...(fields.length ? { fields } : {}) },
     });
   };
@@ -30,7 +33,8 @@ export function createMaskError(logger: Logger) {
 
 function fromDomainError(error: GraphQLError, domain: DomainError) {
   return new GraphQLError(domain.message, {
-    nodes: error.nodes, path: error.path,
+    nodes: error.nodes,
+    path: error.path,
     extensions: { code: domain.code, ...(domain.fields ? { fields: domain.fields } : {}), ...domain.meta },
   });
 }
@@ -39,7 +43,9 @@ function internal(logger: Logger, original: unknown, wrapper?: GraphQLError) {
   const errorId = randomUUID();
   logger.error({ errorId, err: original, path: wrapper?.path }, "unexpected error");
   return new GraphQLError(`An unexpected error occurred; quote errorId ${errorId} to support.`, {
-    nodes: wrapper?.nodes, path: wrapper?.path, extensions: { code: "INTERNAL", errorId },
+    nodes: wrapper?.nodes,
+    path: wrapper?.path,
+    extensions: { code: "INTERNAL", errorId },
   });
 }
 

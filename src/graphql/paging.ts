@@ -27,13 +27,19 @@ function checkPageArgs(args: PageArgs) {
   }
   for (const name of ["after", "before"] as const) {
     const cursor = args[name];
-    if (cursor != null && !isCursor(cursor)) errors.push({ field: name, code: "invalid", message: `${name} must be a cursor from this list's pageInfo or edges.` });
+    if (cursor != null && !isCursor(cursor))
+      errors.push({ field: name, code: "invalid", message: `${name} must be a cursor from this list's pageInfo or edges.` });
   }
   if (errors.length) throw invalid(errors);
 }
 
 function isCursor(cursor: string) {
-  try { const offset = cursorToOffset(cursor); return Number.isSafeInteger(offset) && offset >= 0; } catch { return false; }
+  try {
+    const offset = cursorToOffset(cursor);
+    return Number.isSafeInteger(offset) && offset >= 0;
+  } catch {
+    return false;
+  }
 }
 
 /** `last` alone counts back from the end: the total is needed before the window. */
@@ -73,8 +79,9 @@ function asksTotal(info: GraphQLResolveInfo) {
   const field = info.fieldNodes[0]!;
   let asks = asksTotalOf.get(field);
   if (asks === undefined) {
-    const reads = (set: SelectionSetNode | undefined): boolean => !!set && set.selections.some((s) =>
-      s.kind === Kind.FIELD ? s.name.value === "totalCount" : s.kind === Kind.INLINE_FRAGMENT ? reads(s.selectionSet) : true);
+    const reads = (set: SelectionSetNode | undefined): boolean =>
+      !!set
+      && set.selections.some((s) => (s.kind === Kind.FIELD ? s.name.value === "totalCount" : s.kind === Kind.INLINE_FRAGMENT ? reads(s.selectionSet) : true));
     asks = info.fieldNodes.some((node) => reads(node.selectionSet));
     asksTotalOf.set(field, asks);
   }
@@ -108,7 +115,8 @@ export type Found = { count: () => Promise<number>; page: (window: { offset: num
  * relations load with the page. The `never` casts stand for Pothos's per-field selection and
  * resolver types, which one shared helper cannot name.
  */
-export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found, { narrow = false } = {}) =>
+export const listResolver =
+  <A>(typeName: string, find: (ctx: RequestContext, args: A, query: never) => Found, { narrow = false } = {}) =>
   (_root: unknown, args: A & PageArgs, ctx: RequestContext, info: GraphQLResolveInfo) => {
     const found = find(ctx, args, plannedQuery(ctx, info, { path: ["edges", "node"], typeName, narrow }) as never);
     return offsetConnection(args, found.count, found.page, asksTotal(info)) as never;
@@ -118,6 +126,11 @@ export const listResolver = <A>(typeName: string, find: (ctx: RequestContext, ar
 export const withTotalCount = (name: string) => ({
   name,
   fields: (c: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, object>) => ({
-    totalCount: c.int({ resolve: (conn) => { const total = (conn as { totalCount: TotalCount }).totalCount; return typeof total === "function" ? total() : total; } }),
+    totalCount: c.int({
+      resolve: (conn) => {
+        const total = (conn as { totalCount: TotalCount }).totalCount;
+        return typeof total === "function" ? total() : total;
+      },
+    }),
   }),
 });

@@ -16,7 +16,17 @@
 import { createRequire } from "node:module";
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import { Plan, setLoaderMappings } from "@pothos/selection-mapper";
-import { getNamedType, GraphQLObjectType, Kind, visit, type ASTNode, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import {
+  getNamedType,
+  GraphQLObjectType,
+  Kind,
+  visit,
+  type ASTNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from "graphql";
 
 type Adapter = Parameters<typeof Plan.fromInfo>[0];
 type Mappings = Parameters<typeof setLoaderMappings>[2];
@@ -39,7 +49,8 @@ const plans = new WeakMap<FieldNode, Planned>();
 export const ownColumns = (columns: Record<string, true>) => ({ ownColumns: columns });
 
 export type PlanOptions = {
-  path?: string[]; typeName?: string;
+  path?: string[];
+  typeName?: string;
   /**
    * Read only the columns the selection shows (see `narrowed`): for a list whose service hands the
    * query to Prisma as it is and reads nothing else off the rows
@@ -106,7 +117,12 @@ function narrowed(query: Query, type: GraphQLObjectType, set: SelectionSetNode, 
   for (const [name, nodes] of fields) {
     if (name === "__typename") continue;
     const field = type.getFields()[name];
-    const ext = (field?.extensions ?? {}) as { pothosExposedField?: string; pothosPrismaRelationField?: { name: string }; pothosPrismaSelect?: unknown; ownColumns?: Record<string, true> };
+    const ext = (field?.extensions ?? {}) as {
+      pothosExposedField?: string;
+      pothosPrismaRelationField?: { name: string };
+      pothosPrismaSelect?: unknown;
+      ownColumns?: Record<string, true>;
+    };
     if (ext.pothosPrismaRelationField) {
       const relation = ext.pothosPrismaRelationField.name; // the model's relation (Prisma's field)
       const inner = getNamedType(field.type);
@@ -132,12 +148,16 @@ function narrowed(query: Query, type: GraphQLObjectType, set: SelectionSetNode, 
 /** The fields selected on `type` (through fragments on the same type), or null when a fragment is on another. */
 function fieldsOf(type: GraphQLObjectType, set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>): Map<string, FieldNode[]> | null {
   const fields = new Map<string, FieldNode[]>();
-  const walk = (inner: SelectionSetNode): boolean => inner.selections.every((s) => {
-    if (s.kind === Kind.FIELD) { fields.set(s.name.value, [...(fields.get(s.name.value) ?? []), s]); return true; }
-    const fragment = s.kind === Kind.FRAGMENT_SPREAD ? fragments[s.name.value] : s;
-    if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) return false;
-    return walk(fragment.selectionSet);
-  });
+  const walk = (inner: SelectionSetNode): boolean =>
+    inner.selections.every((s) => {
+      if (s.kind === Kind.FIELD) {
+        fields.set(s.name.value, [...(fields.get(s.name.value) ?? []), s]);
+        return true;
+      }
+      const fragment = s.kind === Kind.FRAGMENT_SPREAD ? fragments[s.name.value] : s;
+      if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) return false;
+      return walk(fragment.selectionSet);
+    });
   return walk(set) ? fields : null;
 }
 
@@ -146,14 +166,18 @@ function readsVariables(field: FieldNode, fragments: Record<string, FragmentDefi
   const seen = new Set<string>();
   const walk = (node: ASTNode | undefined): boolean => {
     let found = false;
-    if (node) visit(node, {
-      Variable() { found = true; return false; },
-      FragmentSpread(spread) {
-        if (seen.has(spread.name.value)) return;
-        seen.add(spread.name.value);
-        if (walk(fragments[spread.name.value])) found = true;
-      },
-    });
+    if (node)
+      visit(node, {
+        Variable() {
+          found = true;
+          return false;
+        },
+        FragmentSpread(spread) {
+          if (seen.has(spread.name.value)) return;
+          seen.add(spread.name.value);
+          if (walk(fragments[spread.name.value])) found = true;
+        },
+      });
     return found;
   };
   return walk(field.selectionSet);

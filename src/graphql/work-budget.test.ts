@@ -7,7 +7,14 @@ import { createBytePool, spendFileBytes, type WorkLimits } from "./work-budget.j
 
 const during = (operation: "query" | "mutation" | "subscription") => ({ operation: { operation } }) as GraphQLResolveInfo;
 const request = (workLimits: WorkLimits) => ({ workLimits, workSpent: { rows: 0, fileBytes: 0 } });
-const codeOf = (fn: () => void) => { try { fn(); return null; } catch (error) { return [(error as { code?: string }).code, (error as { meta?: unknown }).meta]; } };
+const codeOf = (fn: () => void) => {
+  try {
+    fn();
+    return null;
+  } catch (error) {
+    return [(error as { code?: string }).code, (error as { meta?: unknown }).meta];
+  }
+};
 
 describe("the file bytes requests are reading", () => {
   it("MAX_FILE_BYTES_IN_FLIGHT is two of the largest files unless set, and never below one", () => {

@@ -25,8 +25,14 @@ export type BytePool = { take(n: number): boolean; give(n: number): void };
 export function createBytePool(max: number): BytePool {
   let held = 0;
   return {
-    take(n) { if (held + n > max) return false; held += n; return true; },
-    give(n) { held = Math.max(0, held - n); },
+    take(n) {
+      if (held + n > max) return false;
+      held += n;
+      return true;
+    },
+    give(n) {
+      held = Math.max(0, held - n);
+    },
   };
 }
 
@@ -46,7 +52,12 @@ const counted = (info: GraphQLResolveInfo) => info.operation.operation !== "subs
 
 function refuse(what: "rows" | "fileBytes", limit: number) {
   const detail = what === "rows" ? `more than ${limit} rows` : `more than ${limit} bytes of files`;
-  return new DomainError("RESULT_TOO_LARGE", `The answer would hold ${detail}: ask for fewer rows (first, last), fewer nested lists or fewer files.`, undefined, { limit });
+  return new DomainError(
+    "RESULT_TOO_LARGE",
+    `The answer would hold ${detail}: ask for fewer rows (first, last), fewer nested lists or fewer files.`,
+    undefined,
+    { limit },
+  );
 }
 
 function spendRows({ workLimits, workSpent }: Budgeted, info: GraphQLResolveInfo, rows: number) {
@@ -81,7 +92,10 @@ const isListOfObjects = (type: { kind: string; type?: { kind: string } }) => typ
 
 /** The Pothos plugin: every field answering a list of objects spends its length from the row budget. */
 class WorkBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
-  override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types["Context"], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types["Context"], object> {
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types["Context"], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types["Context"], object> {
     if (!isListOfObjects(fieldConfig.type)) return resolver;
     return (parent, args, ctx, info) => {
       ensureLeft(ctx as Budgeted, info);
@@ -98,7 +112,9 @@ class WorkBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   export namespace PothosSchemaTypes {
-    interface Plugins<Types extends SchemaTypes> { workBudget: WorkBudgetPlugin<Types> }
+    interface Plugins<Types extends SchemaTypes> {
+      workBudget: WorkBudgetPlugin<Types>;
+    }
   }
 }
 

@@ -88,7 +88,9 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
   const superviseSeconds = options.maintenanceIntervalSeconds ?? 120;
   const cronSeconds = options.cronCheckSeconds ?? 30;
   const boss = new PgBoss({
-    ...(pool ? { db: { executeSql: (text: string, values?: unknown[]) => pool.query({ name: values?.length ? named(text) : undefined, text, values }) } } : { db: fromPglite(database.pglite!), backend: "pglite" as const }),
+    ...(pool
+      ? { db: { executeSql: (text: string, values?: unknown[]) => pool.query({ name: values?.length ? named(text) : undefined, text, values }) } }
+      : { db: fromPglite(database.pglite!), backend: "pglite" as const }),
     schema,
     superviseIntervalSeconds: superviseSeconds,
     monitorIntervalSeconds: superviseSeconds,
@@ -155,7 +157,11 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       for (const spec of specs.values()) await declare(spec);
     },
     async stop() {
-      if (state !== "started") { state = "stopped"; await pool?.end(); return; }
+      if (state !== "started") {
+        state = "stopped";
+        await pool?.end();
+        return;
+      }
       state = "stopped";
       // a job in hand gets 10 s to finish; one still in hand after that runs again: a pump's after
       // its expiry, a pg-boss worker's after its retry delay (pg-boss fails it as it stops)
@@ -181,7 +187,12 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     async insertStatement(name: string, items: JobItem[]): Promise<Statement | null> {
       if (!items.length) return null;
       let statement: Statement | null = null;
-      const capture: Db = { executeSql: async (sql, params = []) => { statement = { sql, params }; return { rows: [] }; } };
+      const capture: Db = {
+        executeSql: async (sql, params = []) => {
+          statement = { sql, params };
+          return { rows: [] };
+        },
+      };
       await boss.insert(name, onceEach(items), { db: capture });
       if (!statement) throw new Error(`pg-boss queued ${name} without a statement`);
       return statement;
@@ -195,9 +206,15 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
       const { rows } = await boss.getDb().executeSql(
         `select name, count(*) filter (where start_after <= now()) as due, count(*) filter (where start_after > now()) as scheduled,
            coalesce(extract(epoch from now() - min(start_after) filter (where start_after <= now())), 0) as oldest
-         from ${schema}.job where state < 'active' and not blocked group by name`, []);
-      return (rows as { name: string; due: string; scheduled: string; oldest: string }[])
-        .map((r) => ({ queue: r.name, due: Number(r.due), scheduled: Number(r.scheduled), oldestDueSeconds: Number(r.oldest) }));
+         from ${schema}.job where state < 'active' and not blocked group by name`,
+        [],
+      );
+      return (rows as { name: string; due: string; scheduled: string; oldest: string }[]).map((r) => ({
+        queue: r.name,
+        due: Number(r.due),
+        scheduled: Number(r.scheduled),
+        oldestDueSeconds: Number(r.oldest),
+      }));
     },
     /** The queues this process declared (their gauges read 0 when empty). */
     queues: () => [...specs.keys()],
@@ -253,7 +270,10 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
     if (jobs.length > 1 && each.together) {
       try {
         await each.together.run(jobs);
-        await boss.complete(name, jobs.map((job) => job.id));
+        await boss.complete(
+          name,
+          jobs.map((job) => job.id),
+        );
         return;
       } catch (error) {
         logger.warn({ err: (error as Error).message, job: name, jobs: jobs.length }, "jobs worked together failed: each runs alone");
@@ -264,7 +284,10 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
 
   async function fetchMore() {
     if (stopping) return;
-    if (fetching) { again = true; return; }
+    if (fetching) {
+      again = true;
+      return;
+    }
     fetching = true;
     if (timer) clearTimeout(timer);
     try {
@@ -282,7 +305,11 @@ function pumpQueue<T>(boss: PgBoss, name: string, each: NonNullable<JobSpec<T>["
           // the refill waits for the event loop's next turn: on PGlite a whole run resolves in
           // microtasks, and runs refilling each other at once starved every socket for seconds
           // (the restarted server of the SIGKILL fault test, working its check backlog)
-          const done: Promise<void> = runUnit(unit).finally(() => { inFlight--; running.delete(done); if (inFlight === each.concurrency - 1) setImmediate(() => void fetchMore()); });
+          const done: Promise<void> = runUnit(unit).finally(() => {
+            inFlight--;
+            running.delete(done);
+            if (inFlight === each.concurrency - 1) setImmediate(() => void fetchMore());
+          });
           running.add(done);
         }
         if (jobs.length === batchSize) again = true; // there may be more waiting

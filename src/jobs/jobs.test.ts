@@ -18,7 +18,10 @@ describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
     await t.app.services.jobs.define<{ n: number }>({
       name: "test.echo",
       workOptions: { pollingIntervalSeconds: 0.5 },
-      work: async (jobs) => { for (const job of jobs) worked.push(job.data); onWork?.(); },
+      work: async (jobs) => {
+        for (const job of jobs) worked.push(job.data);
+        onWork?.();
+      },
     });
   });
   afterAll(() => t?.stop());
@@ -36,16 +39,24 @@ describe.each(backends)("jobs on pg-boss (%s)", (backend) => {
   });
 
   it("a job enqueued in a transaction that rolls back is never queued", async () => {
-    await expect(t.app.services.transact(writer, async ({ enqueue }) => {
-      enqueue("test.echo", { n: 1 });
-      throw new Error("the change fails");
-    })).rejects.toThrow("the change fails");
+    await expect(
+      t.app.services.transact(writer, async ({ enqueue }) => {
+        enqueue("test.echo", { n: 1 });
+        throw new Error("the change fails");
+      }),
+    ).rejects.toThrow("the change fails");
     expect(await jobsNamed(1)).toBe(0);
   });
 
   it("a job enqueued with a committed change is queued and runs", async () => {
-    const ran = new Promise<void>((resolve) => { onWork = () => { if (worked.some((d) => (d as { n: number }).n === 2)) resolve(); }; });
-    await t.app.services.transact(writer, async ({ enqueue }) => { enqueue("test.echo", { n: 2 }); });
+    const ran = new Promise<void>((resolve) => {
+      onWork = () => {
+        if (worked.some((d) => (d as { n: number }).n === 2)) resolve();
+      };
+    });
+    await t.app.services.transact(writer, async ({ enqueue }) => {
+      enqueue("test.echo", { n: 2 });
+    });
     expect(await jobsNamed(2)).toBe(1);
     await ran;
     expect(worked).toContainEqual({ n: 2 });
@@ -60,12 +71,23 @@ describe.runIf(!!process.env.DATABASE_URL)("cli worker beside a web-only instanc
   it("works the jobs a JOBS=0 instance enqueues, and stops cleanly on SIGTERM", async () => {
     const web = await startTestApp("postgres", { JOBS: "0" });
     const worker = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "worker"], {
-      env: { ...process.env, NODE_ENV: "test", DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: web.schemaName, ENCRYPTION_KEY: randomBytes(32).toString("hex"), REDIS_URL: "" },
+      env: {
+        ...process.env,
+        NODE_ENV: "test",
+        DATABASE_URL: process.env.DATABASE_URL,
+        DATABASE_SCHEMA: web.schemaName,
+        ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+        REDIS_URL: "",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
-    worker.stdout.on("data", (d) => { out += d; });
-    worker.stderr.on("data", (d) => { out += d; });
+    worker.stdout.on("data", (d) => {
+      out += d;
+    });
+    worker.stderr.on("data", (d) => {
+      out += d;
+    });
     const exited = new Promise<number | null>((resolve) => worker.once("exit", resolve));
     try {
       const { clientId } = await web.createClient();
@@ -101,8 +123,17 @@ describe("a job that ends while the database is gone (pglite)", () => {
     process.on("unhandledRejection", onUnhandled);
     const { pglite, jobs } = engineOnPGlite((o) => errors.push(o.err));
     let ran!: () => void;
-    const handled = new Promise<void>((r) => { ran = r; });
-    await jobs.define({ name: "test.outage", workOptions: { pollingIntervalSeconds: 0.5 }, work: async () => { await pglite.close(); ran(); } });
+    const handled = new Promise<void>((r) => {
+      ran = r;
+    });
+    await jobs.define({
+      name: "test.outage",
+      workOptions: { pollingIntervalSeconds: 0.5 },
+      work: async () => {
+        await pglite.close();
+        ran();
+      },
+    });
     await jobs.start();
     await jobs.send("test.outage", {});
     await handled;
@@ -117,7 +148,10 @@ describe("a job that ends while the database is gone (pglite)", () => {
 describe("the job engine's settings", () => {
   it("takes every value the settings allow, and refuses at start a schedule check pg-boss would refuse (over 45 s)", () => {
     const quiet = () => {};
-    for (const [maintenance, cron] of [["1", "1"], ["3600", "45"]]) {
+    for (const [maintenance, cron] of [
+      ["1", "1"],
+      ["3600", "45"],
+    ]) {
       const config = loadConfig({ JOBS_MAINTENANCE_SECONDS: maintenance, JOBS_CRON_CHECK_SECONDS: cron });
       const options = { maintenanceIntervalSeconds: config.jobsMaintenanceSeconds, cronCheckSeconds: config.cronCheckSeconds };
       expect(() => createJobs({ pglite: new PGlite() } as never, { error: quiet, warn: quiet, info: quiet, debug: quiet } as never, options)).not.toThrow();
@@ -133,13 +167,32 @@ describe("a backlog worked on the embedded database (pglite)", () => {
     const trace: string[] = [];
     let left = 60;
     let finished!: () => void;
-    const all = new Promise<void>((r) => { finished = r; });
+    const all = new Promise<void>((r) => {
+      finished = r;
+    });
     // a job that only talks to PGlite resolves in microtasks, as a check run does there
     await jobs.start();
-    await jobs.define({ name: "test.backlog", eager: true, each: { concurrency: 4, run: async () => { await pglite.query("select 1"); trace.push("job"); if (--left === 0) finished(); } } });
-    await jobs.sendMany("test.backlog", Array.from({ length: 60 }, () => ({ data: {} })));
+    await jobs.define({
+      name: "test.backlog",
+      eager: true,
+      each: {
+        concurrency: 4,
+        run: async () => {
+          await pglite.query("select 1");
+          trace.push("job");
+          if (--left === 0) finished();
+        },
+      },
+    });
+    await jobs.sendMany(
+      "test.backlog",
+      Array.from({ length: 60 }, () => ({ data: {} })),
+    );
     let ticking = true;
-    const tick = () => { trace.push("turn"); if (ticking) setImmediate(tick); };
+    const tick = () => {
+      trace.push("turn");
+      if (ticking) setImmediate(tick);
+    };
     setImmediate(tick);
     jobs.notify("test.backlog");
     await all;
@@ -147,7 +200,12 @@ describe("a backlog worked on the embedded database (pglite)", () => {
     await jobs.stop();
     await pglite.close();
     // the longest stretch of jobs with no turn of the event loop in between: one refill, not the backlog
-    const longest = Math.max(...trace.join(",").split("turn").map((s) => s.split(",").filter((x) => x === "job").length));
+    const longest = Math.max(
+      ...trace
+        .join(",")
+        .split("turn")
+        .map((s) => s.split(",").filter((x) => x === "job").length),
+    );
     expect(longest).toBeLessThanOrEqual(8);
   });
 });
@@ -159,24 +217,47 @@ describe("jobs that wait together (pglite)", () => {
     const alone: number[] = [];
     await jobs.start();
     await jobs.define<{ n: number }>({
-      name: "test.together", eager: true, queue: { retryLimit: 1, retryDelay: 60 },
+      name: "test.together",
+      eager: true,
+      queue: { retryLimit: 1, retryDelay: 60 },
       each: {
         concurrency: 1,
-        run: async (job) => { alone.push(job.data.n); if (job.data.n === 13) throw new Error("unlucky"); },
-        together: { size: 50, run: async (batch) => { units.push(batch.map((j) => j.data.n)); if (batch.some((j) => j.data.n === 13)) throw new Error("one of them fails"); } },
+        run: async (job) => {
+          alone.push(job.data.n);
+          if (job.data.n === 13) throw new Error("unlucky");
+        },
+        together: {
+          size: 50,
+          run: async (batch) => {
+            units.push(batch.map((j) => j.data.n));
+            if (batch.some((j) => j.data.n === 13)) throw new Error("one of them fails");
+          },
+        },
       },
     });
-    await jobs.sendMany("test.together", Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
+    await jobs.sendMany(
+      "test.together",
+      Array.from({ length: 10 }, (_, n) => ({ data: { n } })),
+    );
     jobs.notify("test.together");
     const queued = async () => (await jobs.boss.findJobs("test.together", { queued: true })).map((j) => (j.data as { n: number }).n);
-    await eventually(() => units.flat().length, (n) => n === 10);
+    await eventually(
+      () => units.flat().length,
+      (n) => n === 10,
+    );
     expect(units.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(units[0]!.length).toBeGreaterThan(1); // they waited together: worked as one unit, not ten
     expect(alone).toEqual([]);
     expect(await eventually(queued, (left) => left.length === 0)).toEqual([]);
-    await jobs.sendMany("test.together", [12, 13, 14].map((n) => ({ data: { n } })));
+    await jobs.sendMany(
+      "test.together",
+      [12, 13, 14].map((n) => ({ data: { n } })),
+    );
     jobs.notify("test.together");
-    await eventually(() => alone.length, (n) => n === 3);
+    await eventually(
+      () => alone.length,
+      (n) => n === 3,
+    );
     expect([...alone].sort()).toEqual([12, 13, 14]);
     expect(await eventually(queued, (left) => left.length === 1)).toEqual([13]); // only it waits out its retry delay
     await jobs.stop();

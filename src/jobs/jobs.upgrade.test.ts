@@ -17,7 +17,8 @@ import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool, type Upgrade } fro
 type Raw = { exec(sql: string): Promise<unknown>; query(sql: string, values?: unknown[]): Promise<{ rows: any[] }>; close(): Promise<void> };
 type Line = { fields: Record<string, unknown>; msg: string };
 
-const fixture = (file: string, boss: string) => readFileSync(new URL(`../../test/fixtures/${file}`, import.meta.url), "utf8").replaceAll("__BOSS_SCHEMA__", boss);
+const fixture = (file: string, boss: string) =>
+  readFileSync(new URL(`../../test/fixtures/${file}`, import.meta.url), "utf8").replaceAll("__BOSS_SCHEMA__", boss);
 
 /** A database of either kind: its own in-memory PGlite, or a fresh schema on the PostgreSQL server. */
 async function openDatabase(backend: "pglite" | "postgres") {
@@ -31,15 +32,21 @@ async function openDatabase(backend: "pglite" | "postgres") {
   const schema = `test_${randomBytes(6).toString("hex")}`;
   const boss = bossSchemaFor(schema);
   const raw: Raw = {
-    exec: (sql) => client.query(sql), query: (sql, values) => client.query(sql, values),
-    close: async () => { await client.query(`drop schema if exists ${boss} cascade; drop schema if exists ${boss}_v10 cascade`); await client.end(); },
+    exec: (sql) => client.query(sql),
+    query: (sql, values) => client.query(sql, values),
+    close: async () => {
+      await client.query(`drop schema if exists ${boss} cascade; drop schema if exists ${boss}_v10 cascade`);
+      await client.end();
+    },
   };
   return { raw, boss, database: { pglite: null, server: { url: process.env.DATABASE_URL!, schema } } };
 }
 
 /** The engine as the app makes it, its log lines kept. */
 function engine(database: Awaited<ReturnType<typeof openDatabase>>["database"], lines: Line[] = []) {
-  const keep = (fields: Record<string, unknown>, msg: string) => { lines.push({ fields, msg }); };
+  const keep = (fields: Record<string, unknown>, msg: string) => {
+    lines.push({ fields, msg });
+  };
   return createJobs(database as never, { info: keep, warn: keep, error: keep, debug: () => {} } as never);
 }
 
@@ -48,7 +55,10 @@ const upgradeLines = (lines: Line[]) => lines.filter((l) => l.msg.includes("upgr
 /** The upgrade as the engine runs it, its process dying at the last statement before the commit. */
 const dyingBeforeCommit = (upgrade: Upgrade): Upgrade => ({
   ...upgrade,
-  transaction: (fn) => upgrade.transaction((s) => fn({ ...s, query: (text, values) => (text.startsWith("drop schema") ? Promise.reject(new Error("the process dies here")) : s.query(text, values)) })),
+  transaction: (fn) =>
+    upgrade.transaction((s) =>
+      fn({ ...s, query: (text, values) => (text.startsWith("drop schema") ? Promise.reject(new Error("the process dies here")) : s.query(text, values)) }),
+    ),
 });
 
 /**
@@ -63,12 +73,34 @@ async function seedPgBoss10(raw: Raw, boss: string) {
   await createQueue("test.upgrade", { policy: "standard", retryLimit: 3, retryDelay: 1, retryBackoff: false, expireInSeconds: 30 });
   await createQueue("test.upgrade.short", { policy: "short", retryLimit: 2, retryDelay: 60, expireInSeconds: 900, retentionMinutes: 60 });
   await createQueue("__pgboss__send-it", { policy: "standard" });
-  await raw.query(`insert into ${boss}.schedule (name, cron, timezone, data, options) values ('test.upgrade.short', '0 0 1 1 *', 'UTC', '{}', '{"tz": "UTC"}')`);
+  await raw.query(
+    `insert into ${boss}.schedule (name, cron, timezone, data, options) values ('test.upgrade.short', '0 0 1 1 *', 'UTC', '{}', '{"tz": "UTC"}')`,
+  );
   const insert = fixture("pg-boss-10-insert-job.sql", boss);
   const send = async (name: string, data: object, { startAfter = null as string | null, singletonKey = null as string | null } = {}) => {
     const id = randomUUID();
     // id, name, data, priority, start_after, singleton_key, singleton_seconds, singleton_offset, dead_letter, then the option and default pairs
-    await raw.query(insert, [id, name, JSON.stringify(data), null, startAfter, singletonKey, null, 0, null, null, null, null, null, null, null, null, null, null, null]);
+    await raw.query(insert, [
+      id,
+      name,
+      JSON.stringify(data),
+      null,
+      startAfter,
+      singletonKey,
+      null,
+      0,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     return id;
   };
   const ids = {
@@ -96,9 +128,13 @@ describe.each(backends)("a database pg-boss 10 left, started on pg-boss 12 (%s)"
   });
   afterAll(() => db?.raw.close());
 
-  const jobs = async () => (await db.raw.query(
-    `select id, name, state::text, data, retry_count, retry_limit, retry_delay, expire_seconds, singleton_key, policy, output,
-       start_after::text, created_on::text, keep_until::text from ${db.boss}.job where data ? 'n' order by (data->>'n')::int`)).rows;
+  const jobs = async () =>
+    (
+      await db.raw.query(
+        `select id, name, state::text, data, retry_count, retry_limit, retry_delay, expire_seconds, singleton_key, policy, output,
+       start_after::text, created_on::text, keep_until::text from ${db.boss}.job where data ? 'n' order by (data->>'n')::int`,
+      )
+    ).rows;
 
   it("an upgrade that dies before its commit leaves pg-boss 10's schema as it was", async () => {
     const pool = db.database.server ? new pg.Pool({ connectionString: db.database.server.url, max: 1 }) : null;
@@ -128,16 +164,30 @@ describe.each(backends)("a database pg-boss 10 left, started on pg-boss 12 (%s)"
       [ids.later, "test.upgrade", "created", { n: 4 }],
       [ids.short, "test.upgrade.short", "created", { n: 6 }],
     ]);
-    for (const job of carried) expect([job.start_after, job.created_on, job.keep_until]).toEqual([times.get(job.id).start_after, times.get(job.id).created_on, times.get(job.id).keep_until]);
-    expect(carried.find((j) => j.id === ids.retry)).toMatchObject({ retry_count: 1, retry_limit: 3, retry_delay: 1, expire_seconds: 30, output: { message: "boom" } });
+    for (const job of carried)
+      expect([job.start_after, job.created_on, job.keep_until]).toEqual([
+        times.get(job.id).start_after,
+        times.get(job.id).created_on,
+        times.get(job.id).keep_until,
+      ]);
+    expect(carried.find((j) => j.id === ids.retry)).toMatchObject({
+      retry_count: 1,
+      retry_limit: 3,
+      retry_delay: 1,
+      expire_seconds: 30,
+      output: { message: "boom" },
+    });
     expect(carried.find((j) => j.id === ids.later)).toMatchObject({ singleton_key: "later", policy: "standard" });
     expect(carried.find((j) => j.id === ids.short)).toMatchObject({ retry_limit: 2, retry_delay: 60, expire_seconds: 900, policy: "short" });
-    const queues = (await db.raw.query(`select name, policy, retry_limit, retention_seconds from ${db.boss}.queue where name like 'test.%' order by name`)).rows;
+    const queues = (await db.raw.query(`select name, policy, retry_limit, retention_seconds from ${db.boss}.queue where name like 'test.%' order by name`))
+      .rows;
     expect(queues).toEqual([
       { name: "test.upgrade", policy: "standard", retry_limit: 3, retention_seconds: 14 * 24 * 3600 },
       { name: "test.upgrade.short", policy: "short", retry_limit: 2, retention_seconds: 3600 },
     ]);
-    expect((await db.raw.query(`select name, key, cron, timezone from ${db.boss}.schedule`)).rows).toEqual([{ name: "test.upgrade.short", key: "", cron: "0 0 1 1 *", timezone: "UTC" }]);
+    expect((await db.raw.query(`select name, key, cron, timezone from ${db.boss}.schedule`)).rows).toEqual([
+      { name: "test.upgrade.short", key: "", cron: "0 0 1 1 *", timezone: "UTC" },
+    ]);
     expect((await db.raw.query(`select count(*)::int as n from pg_namespace where nspname = $1`, [`${db.boss}_v10`])).rows[0].n).toBe(0);
     expect((await db.raw.query(`select version from ${db.boss}.version`)).rows[0].version).toBeGreaterThan(24);
   });
@@ -146,10 +196,24 @@ describe.each(backends)("a database pg-boss 10 left, started on pg-boss 12 (%s)"
     const lines: Line[] = [];
     const worked: number[] = [];
     const jobsEngine = engine(db.database, lines);
-    await jobsEngine.define<{ n: number }>({ name: "test.upgrade", workOptions: { pollingIntervalSeconds: 0.5, batchSize: 10 }, work: async (batch) => { worked.push(...batch.map((j) => j.data.n)); } });
+    await jobsEngine.define<{ n: number }>({
+      name: "test.upgrade",
+      workOptions: { pollingIntervalSeconds: 0.5, batchSize: 10 },
+      work: async (batch) => {
+        worked.push(...batch.map((j) => j.data.n));
+      },
+    });
     await jobsEngine.start();
     try {
-      expect((await eventually(() => worked, (w) => w.length >= 3, 20_000)).sort()).toEqual([1, 2, 3]);
+      expect(
+        (
+          await eventually(
+            () => worked,
+            (w) => w.length >= 3,
+            20_000,
+          )
+        ).sort(),
+      ).toEqual([1, 2, 3]);
     } finally {
       await jobsEngine.stop();
     }

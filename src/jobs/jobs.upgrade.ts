@@ -41,23 +41,27 @@ export async function upgradeFromPgBoss10(db: Upgrade, schema: string): Promise<
     // pg-boss's own lock for this schema (its creation and migrations take it too)
     await s.query(`select pg_advisory_xact_lock(('x' || encode(sha224((current_database() || '.pgboss.${schema}')::bytea), 'hex'))::bit(64)::bigint)`);
     if ((await versionOf(s, schema)) !== PG_BOSS_10_SCHEMA_VERSION) return null; // another instance did it meanwhile
-    if ((await s.query("select 1 from pg_namespace where nspname = lower($1)", [old])).rows.length) throw new Error(`pg-boss upgrade: a schema ${old} is in the way (a copy of pg-boss 10's tables someone kept?); drop or rename it first`);
+    if ((await s.query("select 1 from pg_namespace where nspname = lower($1)", [old])).rows.length)
+      throw new Error(`pg-boss upgrade: a schema ${old} is in the way (a copy of pg-boss 10's tables someone kept?); drop or rename it first`);
     await s.query(`alter schema ${schema} rename to ${old}`);
     await s.script(constructionScript(schema));
-    const [{ queues }] = (await s.query(`
+    const [{ queues }] = (
+      await s.query(`
       with made as (
         select ${schema}.create_queue(name, jsonb_strip_nulls(jsonb_build_object(
           'policy', coalesce(policy, 'standard'), 'retryLimit', retry_limit, 'retryDelay', retry_delay, 'retryBackoff', retry_backoff,
           'expireInSeconds', expire_seconds, 'retentionSeconds', retention_minutes * 60)))
         from ${old}.queue where name not like '\\_\\_pgboss\\_\\_%' order by name)
-      select count(*)::int as queues from made`)).rows as { queues: number }[];
+      select count(*)::int as queues from made`)
+    ).rows as { queues: number }[];
     await s.query(`update ${schema}.queue q set dead_letter = o.dead_letter from ${old}.queue o
       where o.name = q.name and o.dead_letter in (select name from ${schema}.queue)`);
     await s.query(`insert into ${schema}.schedule (name, key, cron, timezone, data, options)
       select name, '', cron, timezone, data, options from ${old}.schedule where name in (select name from ${schema}.queue) on conflict do nothing`);
     await s.query(`insert into ${schema}.subscription (event, name)
       select event, name from ${old}.subscription where name in (select name from ${schema}.queue) on conflict do nothing`);
-    const [{ pending, jobs }] = (await s.query(`
+    const [{ pending, jobs }] = (
+      await s.query(`
       with copied as (
         insert into ${schema}.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff,
           expire_seconds, deletion_seconds, singleton_key, singleton_on, start_after, created_on, keep_until, output, dead_letter, policy)
@@ -71,7 +75,8 @@ export async function upgradeFromPgBoss10(db: Upgrade, schema: string): Promise<
         on conflict do nothing
         returning 1)
       select (select count(*)::int from ${old}.job where state::text in ('created', 'retry', 'active') and name not like '\\_\\_pgboss\\_\\_%') as pending,
-        (select count(*)::int from copied) as jobs`)).rows as { pending: number; jobs: number }[];
+        (select count(*)::int from copied) as jobs`)
+    ).rows as { pending: number; jobs: number }[];
     await s.query(`drop schema ${old} cascade`);
     return { jobs, skipped: pending - jobs, queues };
   });
@@ -93,7 +98,8 @@ const exists = async (db: Pick<Session, "query">, table: string) => (await db.qu
 function constructionScript(schema: string) {
   const plan = getConstructionPlans(schema).trim();
   const body = plan.replace(/^BEGIN;/, "").replace(/COMMIT;$/, "");
-  if (body.length !== plan.length - "BEGIN;".length - "COMMIT;".length) throw new Error("pg-boss's construction plan is no longer one BEGIN … COMMIT script: the pg-boss 10 upgrade needs a look");
+  if (body.length !== plan.length - "BEGIN;".length - "COMMIT;".length)
+    throw new Error("pg-boss's construction plan is no longer one BEGIN … COMMIT script: the pg-boss 10 upgrade needs a look");
   return body;
 }
 
@@ -110,7 +116,9 @@ export function upgradeOnPool(pool: pg.Pool): Upgrade {
         await client.query("commit");
         return result;
       } catch (error) {
-        await client.query("rollback").catch((err: Error) => { broken = err; });
+        await client.query("rollback").catch((err: Error) => {
+          broken = err;
+        });
         throw error;
       } finally {
         client.release(broken);

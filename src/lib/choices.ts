@@ -6,7 +6,10 @@
  */
 import { invalid, type FieldError } from "./errors.js";
 
-const fail = (errors: FieldError[], field: string, message: string) => { errors.push({ field, code: "invalid", message }); return undefined; };
+const fail = (errors: FieldError[], field: string, message: string) => {
+  errors.push({ field, code: "invalid", message });
+  return undefined;
+};
 
 export function oneOf<T extends string>(values: readonly T[], raw: unknown, field: string, errors: FieldError[]): T | undefined {
   const text = String(raw).trim();
@@ -24,7 +27,11 @@ export type SortArgs = { sortFields?: string | null; sortOrder?: string | null }
 /** The list's sort from `sortFields` / `sortOrder`; what is not given comes from `fallback`. */
 export function parseSort<F extends string>(fields: readonly F[], args: SortArgs, fallback: Sort<F>, errors: FieldError[] = []): Sort<F> {
   const field = args.sortFields ? oneOf(fields, args.sortFields, "sortFields", errors) : fallback.field;
-  const order = args.sortOrder ? oneOf(["ASC", "DESC"] as const, args.sortOrder, "sortOrder", errors)?.toLowerCase() as SortOrder | undefined : args.sortFields ? "asc" : fallback.order;
+  const order = args.sortOrder
+    ? (oneOf(["ASC", "DESC"] as const, args.sortOrder, "sortOrder", errors)?.toLowerCase() as SortOrder | undefined)
+    : args.sortFields
+      ? "asc"
+      : fallback.order;
   if (errors.length) throw invalid(errors);
   return { field: field!, order: order! };
 }

@@ -8,7 +8,7 @@ export function toAlpha2(value: string, { allowName = false } = {}): string | nu
   const text = value.trim();
   if (/^[a-z]{2}$/i.test(text)) return countries.isValid(text.toUpperCase()) ? text.toUpperCase() : null;
   if (/^[a-z]{3}$/i.test(text)) return countries.alpha3ToAlpha2(text.toUpperCase()) ?? null;
-  return allowName ? countries.getAlpha2Code(text, "en") ?? null : null;
+  return allowName ? (countries.getAlpha2Code(text, "en") ?? null) : null;
 }
 
 export const countryName = (alpha2: string) => countries.getName(alpha2, "en") ?? alpha2;

@@ -7,7 +7,8 @@ export const sha256 = (text: string) => hash("sha256", text, "hex");
 export const randomToken = (bytes = 24) => randomBytes(bytes).toString("base64url");
 
 export function safeEqual(a: string, b: string) {
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
 

@@ -58,5 +58,9 @@ export class DomainError extends Error {
 
 export const notFound = (what: string) => new DomainError("NOT_FOUND", `No ${what} with that id exists.`);
 export const invalid = (fields: FieldError[]) =>
-  new DomainError("VALIDATION_FAILED", fields.length === 1 ? fields[0].message : `${fields.length} fields are not valid: ${fields.map((f) => f.field).join(", ")}.`, fields);
+  new DomainError(
+    "VALIDATION_FAILED",
+    fields.length === 1 ? fields[0].message : `${fields.length} fields are not valid: ${fields.map((f) => f.field).join(", ")}.`,
+    fields,
+  );
 export const statusOf = (code: string) => (ERROR_CODES as Record<string, { status: number }>)[code]?.status ?? 500;

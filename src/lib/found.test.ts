@@ -7,7 +7,12 @@ const ID = "7b0c8f8e-2a4d-4c55-9a57-0f1e2d3c4b5a";
 describe("foundOr404", () => {
   it("returns the row the lookup finds, having passed it the id", async () => {
     const asked: string[] = [];
-    expect(await foundOr404("wallet", ID, async (id) => { asked.push(id); return { id }; })).toEqual({ id: ID });
+    expect(
+      await foundOr404("wallet", ID, async (id) => {
+        asked.push(id);
+        return { id };
+      }),
+    ).toEqual({ id: ID });
     expect(asked).toEqual([ID]);
   });
 
@@ -19,8 +24,12 @@ describe("foundOr404", () => {
 
   it("is NOT_FOUND without a lookup when the id is not a UUID", async () => {
     let calls = 0;
-    await expect(foundOr404("webhook endpoint", "1 or 1=1", async () => { calls += 1; return {}; }))
-      .rejects.toMatchObject({ code: "NOT_FOUND", message: "No webhook endpoint with that id exists." });
+    await expect(
+      foundOr404("webhook endpoint", "1 or 1=1", async () => {
+        calls += 1;
+        return {};
+      }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND", message: "No webhook endpoint with that id exists." });
     expect(calls).toBe(0);
   });
 });

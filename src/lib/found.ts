@@ -6,10 +6,12 @@ import { notFound } from "./errors.js";
 import { isUuid } from "./ids.js";
 
 /** The row, or NOT_FOUND: for `.then(found("…"))` after a lookup whose ids are not UUIDs (reference-data slugs). */
-export const found = <T>(what: string) => (row: T | null): T => {
-  if (!row) throw notFound(what);
-  return row;
-};
+export const found =
+  <T>(what: string) =>
+  (row: T | null): T => {
+    if (!row) throw notFound(what);
+    return row;
+  };
 
 /**
  * The row that an id from the request names, or NOT_FOUND. An id that is not a UUID names nothing:

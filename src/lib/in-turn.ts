@@ -8,9 +8,14 @@ export function inTurns() {
   const tails = new Map<string, Promise<void>>();
   return function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const run = (tails.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.then(() => {}, () => {});
+    const tail = run.then(
+      () => {},
+      () => {},
+    );
     tails.set(key, tail);
-    void tail.then(() => { if (tails.get(key) === tail) tails.delete(key); });
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
     return run;
   };
 }

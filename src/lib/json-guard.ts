@@ -42,8 +42,11 @@ export function inspectJson(value: unknown, path = "", depth = 0, maxDepth = MAX
 /** The caller-facing sentence for a problem, with the field named as the transport names it. */
 export function describeJsonProblem(problem: JsonProblem, field: string) {
   switch (problem.kind) {
-    case "too_deep": return `${field} nests deeper than ${MAX_INPUT_DEPTH} levels.`;
-    case "invalid_character": return `${field} contains a NUL character, which is not allowed.`;
-    case "malformed_text": return `${field} is not well-formed text (it holds a lone UTF-16 surrogate).`;
+    case "too_deep":
+      return `${field} nests deeper than ${MAX_INPUT_DEPTH} levels.`;
+    case "invalid_character":
+      return `${field} contains a NUL character, which is not allowed.`;
+    case "malformed_text":
+      return `${field} is not well-formed text (it holds a lone UTF-16 surrogate).`;
   }
 }

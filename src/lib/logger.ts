@@ -2,9 +2,22 @@
 import { pino, type Logger } from "pino";
 
 const REDACT = [
-  "*.authorization", "*.Authorization", "*.api_key", "*.apiKey", "*.tax_id", "*.taxId", "*.code",
-  "*.document_number", "*.documentNumber", "*.password", "*.secret", "*.email", "*.phone_number", "*.phoneNumber",
-  "req.headers.authorization", 'req.headers["x-api-key"]',
+  "*.authorization",
+  "*.Authorization",
+  "*.api_key",
+  "*.apiKey",
+  "*.tax_id",
+  "*.taxId",
+  "*.code",
+  "*.document_number",
+  "*.documentNumber",
+  "*.password",
+  "*.secret",
+  "*.email",
+  "*.phone_number",
+  "*.phoneNumber",
+  "req.headers.authorization",
+  'req.headers["x-api-key"]',
 ];
 
 export function createLogger(level: string): Logger {

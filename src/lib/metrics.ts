@@ -21,12 +21,30 @@ export function createMetrics({ routeOf }: { routeOf: (pathname: string) => stri
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: "http_requests_total", help: "HTTP requests", labelNames: ["method", "route", "status"], registers: [registry] });
   const duration = new Histogram({
-    name: "http_request_duration_seconds", help: "HTTP request duration", labelNames: ["method", "route"],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration",
+    labelNames: ["method", "route"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
   });
-  const legacy = new Counter({ name: "v1_requests_total", help: "Calls of deprecated v1 routes, by route and API client", labelNames: ["route", "client_id"], registers: [registry] });
-  const lanes = new Counter({ name: "http_lane_requests_total", help: "Requests answered by a lean lane in front of yoga (src/server/lanes.ts), by lane", labelNames: ["lane"], registers: [registry] });
-  const webhookDeliveries = new Counter({ name: "webhook_deliveries_total", help: "Webhook delivery attempts by outcome", labelNames: ["outcome"], registers: [registry] });
+  const legacy = new Counter({
+    name: "v1_requests_total",
+    help: "Calls of deprecated v1 routes, by route and API client",
+    labelNames: ["route", "client_id"],
+    registers: [registry],
+  });
+  const lanes = new Counter({
+    name: "http_lane_requests_total",
+    help: "Requests answered by a lean lane in front of yoga (src/server/lanes.ts), by lane",
+    labelNames: ["lane"],
+    registers: [registry],
+  });
+  const webhookDeliveries = new Counter({
+    name: "webhook_deliveries_total",
+    help: "Webhook delivery attempts by outcome",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
   return {
     registry,
     /** Backlog gauges, read from the database on each scrape (one read shared by the gauges of a scrape). */
@@ -45,19 +63,44 @@ export function createMetrics({ routeOf }: { routeOf: (pathname: string) => stri
       });
       const outbox = once(sources.outbox);
       const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge) => Promise<void>) =>
-        new Gauge({ name, help, labelNames, registers: [registry], async collect() { this.reset(); await set(this); } });
-      gauge("job_queue_depth", "Jobs due and waiting for a worker, by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.due); });
-      gauge("job_queue_scheduled", "Jobs queued to start later (retries on a schedule), by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.scheduled); });
-      gauge("job_queue_oldest_age_seconds", "How long the oldest due job has waited, by queue", ["queue"], async (g) => { for (const s of await queues()) g.set({ queue: s.queue }, s.oldestDueSeconds); });
-      gauge("outbox_unpublished_events", "Committed events not yet published (outbox lag)", [], async (g) => { g.set((await outbox()).unpublished); });
-      gauge("outbox_oldest_unpublished_age_seconds", "Age of the oldest unpublished event", [], async (g) => { g.set((await outbox()).oldestSeconds); });
+        new Gauge({
+          name,
+          help,
+          labelNames,
+          registers: [registry],
+          async collect() {
+            this.reset();
+            await set(this);
+          },
+        });
+      gauge("job_queue_depth", "Jobs due and waiting for a worker, by queue", ["queue"], async (g) => {
+        for (const s of await queues()) g.set({ queue: s.queue }, s.due);
+      });
+      gauge("job_queue_scheduled", "Jobs queued to start later (retries on a schedule), by queue", ["queue"], async (g) => {
+        for (const s of await queues()) g.set({ queue: s.queue }, s.scheduled);
+      });
+      gauge("job_queue_oldest_age_seconds", "How long the oldest due job has waited, by queue", ["queue"], async (g) => {
+        for (const s of await queues()) g.set({ queue: s.queue }, s.oldestDueSeconds);
+      });
+      gauge("outbox_unpublished_events", "Committed events not yet published (outbox lag)", [], async (g) => {
+        g.set((await outbox()).unpublished);
+      });
+      gauge("outbox_oldest_unpublished_age_seconds", "Age of the oldest unpublished event", [], async (g) => {
+        g.set((await outbox()).oldestSeconds);
+      });
     },
     /** one call of a v1 route: operators see who still has to migrate */
-    countLegacy(route: string, clientId: string) { legacy.inc({ route, client_id: clientId }); },
+    countLegacy(route: string, clientId: string) {
+      legacy.inc({ route, client_id: clientId });
+    },
     /** one request answered by a lean lane instead of yoga's pipeline */
-    countLane(lane: "rest" | "graphql") { lanes.inc({ lane }); },
+    countLane(lane: "rest" | "graphql") {
+      lanes.inc({ lane });
+    },
     /** one webhook delivery attempt ended with this outcome (SUCCEEDED, HTTP_ERROR, TIMEOUT, …) */
-    webhookDelivery(outcome: string) { webhookDeliveries.inc({ outcome }); },
+    webhookDelivery(outcome: string) {
+      webhookDeliveries.inc({ outcome });
+    },
     /** the label of a path no route answered */
     routeOf,
     observe(method: string, route: string, status: number, seconds: number) {

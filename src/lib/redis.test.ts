@@ -12,7 +12,9 @@ describe.runIf(url)("redis connections", () => {
     const redis = createRedis(url!, createLogger("silent"), prefix);
     const topics: string[] = [];
     let ready = false;
-    void redis.ready(10_000).then(() => { ready = true; });
+    void redis.ready(10_000).then(() => {
+      ready = true;
+    });
     // one subscription every millisecond from start to ready: some go out while the connection is being made
     while (!ready) {
       topics.push(`topic-${topics.length}`);
@@ -27,6 +29,9 @@ describe.runIf(url)("redis connections", () => {
         if (counts.every((n) => n === 1)) break;
       }
       expect(counts).toEqual(topics.map(() => 1));
-    } finally { check.disconnect(); redis.disconnect(); }
+    } finally {
+      check.disconnect();
+      redis.disconnect();
+    }
   });
 });

@@ -29,10 +29,14 @@ export function createRedis(url: string, logger: Logger, prefix: string) {
   };
   client.on("error", warn);
   subscriber.on("error", warn);
-  const quiet = (done: Promise<unknown>) => { done.catch(warn); };
+  const quiet = (done: Promise<unknown>) => {
+    done.catch(warn);
+  };
   const origin = randomBytes(8).toString("hex");
   const listeners = new Set<(channel: string, message: string) => void>();
-  const deliver = (channel: string, message: string) => { for (const listener of listeners) listener(channel, message); };
+  const deliver = (channel: string, message: string) => {
+    for (const listener of listeners) listener(channel, message);
+  };
   subscriber.on("message", (prefixed: string, framed: string) => {
     if (!prefixed.startsWith(prefix)) return;
     const channel = prefixed.slice(prefix.length);
@@ -51,7 +55,9 @@ export function createRedis(url: string, logger: Logger, prefix: string) {
         },
       },
       subscribe: {
-        on: (_event: "message", listener: (channel: string, message: string) => void) => { listeners.add(listener); },
+        on: (_event: "message", listener: (channel: string, message: string) => void) => {
+          listeners.add(listener);
+        },
         subscribe: (topic: string) => quiet(subscriber.subscribe(prefix + topic)),
         unsubscribe: (topic: string) => quiet(subscriber.unsubscribe(prefix + topic)),
       },
@@ -65,7 +71,10 @@ export function createRedis(url: string, logger: Logger, prefix: string) {
       const late = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
       return Promise.race([Promise.all([up(client), up(subscriber)]).then(() => {}), late]);
     },
-    disconnect() { client.disconnect(); subscriber.disconnect(); },
+    disconnect() {
+      client.disconnect();
+      subscriber.disconnect();
+    },
   };
 }
 /** hex length of an instance id in a message frame */

@@ -5,7 +5,12 @@ import { createTtlCache } from "./ttl-cache.js";
 function controlled<V>() {
   let started = 0;
   const pending: { resolve: (v: V) => void; reject: (e: Error) => void }[] = [];
-  const compute = () => { started += 1; return new Promise<V>((resolve, reject) => { pending.push({ resolve, reject }); }); };
+  const compute = () => {
+    started += 1;
+    return new Promise<V>((resolve, reject) => {
+      pending.push({ resolve, reject });
+    });
+  };
   return { compute, pending, started: () => started };
 }
 const tick = () => new Promise((r) => setImmediate(r));

@@ -29,7 +29,7 @@ export function createTtlCache<V>(maxEntries: number) {
     const under = filling.get(key);
     if (under) {
       const shared = await under.catch(() => FAILED);
-      return shared !== FAILED && keep(shared as V) ? shared as V : compute();
+      return shared !== FAILED && keep(shared as V) ? (shared as V) : compute();
     }
     const started = generation;
     const computing = compute();
@@ -46,6 +46,10 @@ export function createTtlCache<V>(maxEntries: number) {
     }
   }
 
-  const clear = () => { entries.clear(); filling.clear(); generation += 1; };
+  const clear = () => {
+    entries.clear();
+    filling.clear();
+    generation += 1;
+  };
   return { get, fill, clear };
 }

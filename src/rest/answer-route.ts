@@ -23,8 +23,13 @@ export type RouteAnswerOptions = { table: CompiledRoute[]; schema: GraphQLSchema
 
 /** What the answer needs of a request, read by the transport. */
 export type RestCall = {
-  method: string; pathname: string; search: string; searchParams: URLSearchParams; headers: HeaderSource;
-  principal: Principal | undefined; requestId: string;
+  method: string;
+  pathname: string;
+  search: string;
+  searchParams: URLSearchParams;
+  headers: HeaderSource;
+  principal: Principal | undefined;
+  requestId: string;
   /** the body, read only once the route and scope allow it */
   body(maxBytes: number): Promise<RestBody>;
   /** the matched route's template, for logs and metrics */
@@ -46,7 +51,9 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
       const match = call.match !== undefined ? call.match : matchRoute(table, call.method, call.pathname);
       if (!match) return problemReply({ code: "NOT_FOUND", detail: `No route ${call.pathname}; see /openapi.json.` }, requestId);
       if ("allow" in match)
-        return problemReply({ code: "METHOD_NOT_ALLOWED", detail: `${call.method} is not allowed here; use ${match.allow.join(", ")}.` }, requestId, { allow: match.allow.join(", ") });
+        return problemReply({ code: "METHOD_NOT_ALLOWED", detail: `${call.method} is not allowed here; use ${match.allow.join(", ")}.` }, requestId, {
+          allow: match.allow.join(", "),
+        });
       const route = match.route;
       call.onRoute(route.path);
       if (route.successor && legacy && !legacy.enabled)
@@ -55,11 +62,14 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
       if (principal && !permits(principal, route.scope))
         return problemReply({ code: "FORBIDDEN", detail: refusalOf(route.scope, `${route.method} ${route.path}`) }, requestId);
       if (!acceptsJson(call.headers.get("accept")))
-        return problemReply({ code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." }, requestId);
+        return problemReply(
+          { code: "NOT_ACCEPTABLE", detail: "This route answers application/json (errors: application/problem+json); send an Accept header that allows it." },
+          requestId,
+        );
       // a shared answer is served only to a key holding the route's scope, as execution would check
       const cacheKey = route.sharedCacheMs && principal && permits(principal, route.scope) ? `${call.pathname}${call.search}` : null;
       const answer = () => run(known, maxBodyBytes, route, match.params, call, execute);
-      const reply = cacheKey ? cache.get(cacheKey) ?? await cache.fill(cacheKey, route.sharedCacheMs!, answer) : await answer();
+      const reply = cacheKey ? (cache.get(cacheKey) ?? (await cache.fill(cacheKey, route.sharedCacheMs!, answer))) : await answer();
       return conditional(reply, call);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -77,14 +87,28 @@ export function legacyHeaders(table: CompiledRoute[], legacy: LegacyPolicy | und
   return deprecationHeaders(route.successor, legacy);
 }
 
-async function run(known: ReadonlySet<string>, maxBodyBytes: number, route: CompiledRoute, params: Record<string, string>, call: RestCall, execute: Execute): Promise<Reply> {
+async function run(
+  known: ReadonlySet<string>,
+  maxBodyBytes: number,
+  route: CompiledRoute,
+  params: Record<string, string>,
+  call: RestCall,
+  execute: Execute,
+): Promise<Reply> {
   const query = readQueryInput(route.input, call.searchParams, !!route.list);
   const paging = route.list ? readPaging(call.searchParams) : null;
   const raw = await call.body(Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
   const body = readBodyInput(route.input, raw.value, raw.form, call.headers);
   const variables = { ...route.variables({ params, query, body, headers: call.headers }), ...(paging ? pagingVariables(paging) : {}) };
   const result = await execute(route, variables);
-  if (result.errors?.length) return problemReply(problemFromGraphQL(result.errors.map((e) => e.toJSON()), known), call.requestId);
+  if (result.errors?.length)
+    return problemReply(
+      problemFromGraphQL(
+        result.errors.map((e) => e.toJSON()),
+        known,
+      ),
+      call.requestId,
+    );
   const payload = (result.data as Record<string, unknown>)[route.field] as Record<string, unknown>;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (route.etagField && payload && route.etagField in payload) {
@@ -107,7 +131,9 @@ async function run(known: ReadonlySet<string>, maxBodyBytes: number, route: Comp
 function binaryReply(payload: Record<string, unknown>, names: NonNullable<CompiledRoute["binary"]>): Reply {
   const headers: Record<string, string> = { "content-type": String(payload[names.contentType]), "x-content-type-options": "nosniff" };
   const fileName = names.fileName ? String(payload[names.fileName] ?? "") : "";
-  if (fileName) headers["content-disposition"] = `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  if (fileName)
+    headers["content-disposition"] =
+      `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
   return { status: 200, headers, text: Buffer.from(String(payload[names.content]), "base64") };
 }
 
@@ -124,7 +150,11 @@ function conditional(reply: Reply, call: RestCall): Reply {
 function acceptsJson(accept: string | null) {
   if (!accept) return true;
   return accept.split(",").some((part) => {
-    const [range, ...params] = part.trim().toLowerCase().split(";").map((p) => p.trim());
+    const [range, ...params] = part
+      .trim()
+      .toLowerCase()
+      .split(";")
+      .map((p) => p.trim());
     const q = params.find((p) => p.startsWith("q="));
     if (q && !(Number(q.slice(2)) > 0)) return false;
     return ["*/*", "application/*", "application/json", "application/problem+json"].includes(range) || range.endsWith("+json");
@@ -138,7 +168,7 @@ function schemaFieldNames(schema: GraphQLSchema) {
     if (!("getFields" in type) || type.name.startsWith("__")) continue;
     for (const field of Object.values(type.getFields())) {
       names.add(field.name);
-      for (const arg of ("args" in field ? field.args : [])) names.add(arg.name);
+      for (const arg of "args" in field ? field.args : []) names.add(arg.name);
     }
   }
   return names;

@@ -9,7 +9,9 @@ function intParam(query: URLSearchParams, name: string, fallback: number, min: n
   if (raw === null || raw === "") return fallback;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min || n > max)
-    throw invalid([{ field: name, code: "out_of_range", message: `${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "up" : max}.` }]);
+    throw invalid([
+      { field: name, code: "out_of_range", message: `${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "up" : max}.` },
+    ]);
   return n;
 }
 

@@ -4,17 +4,33 @@
  * selection set (aliases are the REST names), so the description cannot drift from what is served.
  */
 import {
-  getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
-  type GraphQLInputObjectType, type GraphQLInputType, type GraphQLOutputType, type SelectionSetNode,
+  getNamedType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  Kind,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type SelectionSetNode,
 } from "graphql";
 import { toSnake } from "../lib/case.js";
 
 export type JsonSchema = Record<string, unknown>;
 
 const SCALARS: Record<string, JsonSchema> = {
-  String: { type: "string" }, ID: { type: "string" }, Int: { type: "integer" }, Float: { type: "number" }, Boolean: { type: "boolean" },
-  Date: { type: "string", format: "date" }, DateTime: { type: "string", format: "date-time" }, MinorUnits: { type: "integer", minimum: 0 },
-  JSON: {}, File: { type: "string", format: "binary" },
+  String: { type: "string" },
+  ID: { type: "string" },
+  Int: { type: "integer" },
+  Float: { type: "number" },
+  Boolean: { type: "boolean" },
+  Date: { type: "string", format: "date" },
+  DateTime: { type: "string", format: "date-time" },
+  MinorUnits: { type: "integer", minimum: 0 },
+  JSON: {},
+  File: { type: "string", format: "binary" },
 };
 
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: "null" }] });
@@ -65,4 +81,4 @@ function namedOutput(type: GraphQLOutputType, selection?: SelectionSetNode): Jso
 }
 
 /** Without the outer `null`: the top of a response body is always there. */
-export const present = (schema: JsonSchema): JsonSchema => ((schema.anyOf as JsonSchema[] | undefined)?.[0] ?? schema);
+export const present = (schema: JsonSchema): JsonSchema => (schema.anyOf as JsonSchema[] | undefined)?.[0] ?? schema;

@@ -20,10 +20,17 @@ export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[]) {
   for (const route of table) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(schema, route);
   return {
     openapi: "3.1.0",
-    info: { title: "Onboarding Gateway REST API", version: API_VERSION, description: "Every route runs a GraphQL operation of /graphql (x-graphql-operation); fields are the GraphQL names in snake_case." },
+    info: {
+      title: "Onboarding Gateway REST API",
+      version: API_VERSION,
+      description: "Every route runs a GraphQL operation of /graphql (x-graphql-operation); fields are the GraphQL names in snake_case.",
+    },
     paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" }, basic: { type: "http", scheme: "basic", description: "API key as user name, empty password" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+        basic: { type: "http", scheme: "basic", description: "API key as user name, empty password" },
+      },
       schemas: { Problem: PROBLEM, Pagination: PAGINATION },
     },
   };
@@ -35,14 +42,33 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute) {
   const status = String(route.status ?? 200);
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
-    summary: route.summary, tags: [tagOf(route.path)], "x-graphql-operation": operation.name?.value, "x-scope": route.scope,
+    summary: route.summary,
+    tags: [tagOf(route.path)],
+    "x-graphql-operation": operation.name?.value,
+    "x-scope": route.scope,
     security: [{ bearer: [] }, { basic: [] }],
-    ...(route.successor ? { deprecated: true, description: `Deprecated: use ${route.successor}. Answers carry Deprecation, Sunset and Link (rel="successor-version").` } : {}),
+    ...(route.successor
+      ? { deprecated: true, description: `Deprecated: use ${route.successor}. Answers carry Deprecation, Sunset and Link (rel="successor-version").` }
+      : {}),
     parameters: [...pathParameters(route), ...queryParameters(route)],
-    ...(body ? { requestBody: { required: true, content: Object.fromEntries(["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: inputSchema(body.type, body.fromRoute, body.aliases) }])) } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              ["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: inputSchema(body.type, body.fromRoute, body.aliases) }]),
+            ),
+          },
+        }
+      : {}),
     responses: {
       [status]: { description: route.summary, ...(status === "204" ? {} : { content: responseContent(schema, route, operation) }) },
-      ...Object.fromEntries(["400", "401", "403", "404", "429"].map((code) => [code, { description: "See the problem's code", content: { "application/problem+json": { schema: problem } } }])),
+      ...Object.fromEntries(
+        ["400", "401", "403", "404", "429"].map((code) => [
+          code,
+          { description: "See the problem's code", content: { "application/problem+json": { schema: problem } } },
+        ]),
+      ),
       default: { description: "An error", content: { "application/problem+json": { schema: problem } } },
     },
   };
@@ -50,9 +76,13 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute) {
 
 /** Groups for the reader of /docs, by path: the domains a caller thinks in. */
 const TAGS: [RegExp, string][] = [
-  [/^\/v1\//, "Legacy v1"], [/^\/admin\//, "Operator"], [/^\/v2\/users\/authentications\//, "Documents"],
-  [/^\/v2\/(users\/(trigger|verify)\/otp|sandbox\/)/, "OTP"], [/^\/v2\/(compliance\/|users\/verify$|users\/\{user_id\}\/checks)/, "Compliance and checks"],
-  [/^\/v2\/users/, "Users"], [/remittances/, "Remittance lookups"],
+  [/^\/v1\//, "Legacy v1"],
+  [/^\/admin\//, "Operator"],
+  [/^\/v2\/users\/authentications\//, "Documents"],
+  [/^\/v2\/(users\/(trigger|verify)\/otp|sandbox\/)/, "OTP"],
+  [/^\/v2\/(compliance\/|users\/verify$|users\/\{user_id\}\/checks)/, "Compliance and checks"],
+  [/^\/v2\/users/, "Users"],
+  [/remittances/, "Remittance lookups"],
 ];
 const tagOf = (path: string) => TAGS.find(([pattern]) => pattern.test(path))?.[1] ?? "Other";
 
@@ -63,7 +93,14 @@ function queryParameters(route: CompiledRoute) {
     const schema = inputSchema(type);
     return { name, in: "query", required: false, schema, ...(schema.type === "array" ? { style: "form", explode: false } : {}) };
   });
-  const paging = route.list ? PAGING_PARAMS.map((name) => ({ name, in: "query", required: false, schema: name === "page" ? { type: "integer", minimum: 1, default: 1 } : { type: "integer", minimum: 1, maximum: 100, default: 10 } })) : [];
+  const paging = route.list
+    ? PAGING_PARAMS.map((name) => ({
+        name,
+        in: "query",
+        required: false,
+        schema: name === "page" ? { type: "integer", minimum: 1, default: 1 } : { type: "integer", minimum: 1, maximum: 100, default: 10 },
+      }))
+    : [];
   return [...typed, ...paging];
 }
 
@@ -80,7 +117,9 @@ function responseContent(schema: GraphQLSchema, route: CompiledRoute, operation:
 
 /** The paging envelope (docs/api.md) around a connection's node schema. */
 const envelope = (item: JsonSchema): JsonSchema => ({
-  type: "object", required: ["pagination", "data"], properties: { pagination: { $ref: "#/components/schemas/Pagination" }, data: { type: "array", items: item } },
+  type: "object",
+  required: ["pagination", "data"],
+  properties: { pagination: { $ref: "#/components/schemas/Pagination" }, data: { type: "array", items: item } },
 });
 
 function nodesOf(connection: JsonSchema): JsonSchema {
@@ -95,19 +134,35 @@ function withoutField(object: JsonSchema, field: string): JsonSchema {
 }
 
 const PROBLEM = {
-  type: "object", required: ["type", "title", "status", "detail", "code", "request_id", "timestamp"],
+  type: "object",
+  required: ["type", "title", "status", "detail", "code", "request_id", "timestamp"],
   properties: {
-    type: { type: "string" }, title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" },
-    code: { type: "string", enum: Object.keys(ERROR_CODES) }, request_id: { type: "string" }, timestamp: { type: "string", format: "date-time" },
-    errors: { type: "array", items: { type: "object", required: ["field", "code", "message"], properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" } } } },
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    code: { type: "string", enum: Object.keys(ERROR_CODES) },
+    request_id: { type: "string" },
+    timestamp: { type: "string", format: "date-time" },
+    errors: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["field", "code", "message"],
+        properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" } },
+      },
+    },
   },
 };
 
 const PAGINATION = {
-  type: "object", required: ["page", "records_per_page", "total_records", "total_pages", "links"],
+  type: "object",
+  required: ["page", "records_per_page", "total_records", "total_pages", "links"],
   properties: {
-    page: { type: "integer" }, records_per_page: { type: "integer" }, total_records: { type: "integer" }, total_pages: { type: "integer" },
+    page: { type: "integer" },
+    records_per_page: { type: "integer" },
+    total_records: { type: "integer" },
+    total_pages: { type: "integer" },
     links: { type: "object", required: ["self"], properties: { self: { type: "string" }, next: { type: "string" }, prev: { type: "string" } } },
   },
 };
-

@@ -21,7 +21,12 @@ export function problemReply(problem: Problem, requestId: string, headers: Recor
   const title = ERROR_CODES[problem.code as ErrorCode]?.title ?? "Error";
   const body = {
     type: `https://docs.onboarding-gateway.dev/errors/${problem.code.toLowerCase().replaceAll("_", "-")}`,
-    title, status, detail: problem.detail, code: problem.code, request_id: requestId, timestamp: new Date().toISOString(),
+    title,
+    status,
+    detail: problem.detail,
+    code: problem.code,
+    request_id: requestId,
+    timestamp: new Date().toISOString(),
     ...(problem.fields?.length ? { errors: problem.fields } : {}),
     ...snakeMeta(problem.meta),
   };
@@ -54,9 +59,15 @@ export function problemFromGraphQL(errors: readonly GraphQLFormattedError[], kno
   const ext = (first.extensions ?? {}) as { code?: string; fields?: FieldError[] } & Record<string, unknown>;
   const { code = "VALIDATION_FAILED", fields: _fields, http: _http, errorId, ...meta } = ext;
   const rest = (text: string) => (GRAPHQL_WORDING.test(text) ? "The request is not valid for this route." : restText(text, known));
-  const fields = errors.flatMap((e) => ((e.extensions?.fields as FieldError[] | undefined) ?? []))
+  const fields = errors
+    .flatMap((e) => (e.extensions?.fields as FieldError[] | undefined) ?? [])
     .map((f) => ({ ...f, field: restPath(f.field), message: rest(f.message) }));
-  return { code: code in ERROR_CODES ? code : "INTERNAL", detail: rest(first.message), fields: fields.length ? fields : undefined, meta: errorId ? { errorId, ...meta } : meta };
+  return {
+    code: code in ERROR_CODES ? code : "INTERNAL",
+    detail: rest(first.message),
+    fields: fields.length ? fields : undefined,
+    meta: errorId ? { errorId, ...meta } : meta,
+  };
 }
 
 const GRAPHQL_WORDING = /Variable "\$|cannot represent|Cannot query field|Unknown argument|\b(?:input type|enum) "|defined by type|Syntax Error/;

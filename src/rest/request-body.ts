@@ -31,7 +31,9 @@ export function bodyOf(bytes: Uint8Array, contentType: string | null): RestBody 
   const problem = inspectJson(value);
   if (problem) {
     const field = problem.path ? restPath(problem.path) : "body";
-    throw new DomainError("VALIDATION_FAILED", describeJsonProblem(problem, field), [{ field, code: problem.kind, message: describeJsonProblem(problem, field) }]);
+    throw new DomainError("VALIDATION_FAILED", describeJsonProblem(problem, field), [
+      { field, code: problem.kind, message: describeJsonProblem(problem, field) },
+    ]);
   }
   return { value, form };
 }
@@ -55,21 +57,34 @@ async function readBytes(stream: ReadableStream<Uint8Array>, maxBytes: number) {
 }
 
 function textOf(bytes: Uint8Array) {
-  try { return new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
     throw bodyError("The body is not valid UTF-8.", "malformed_text");
   }
 }
 
 function parseJson(text: string): Record<string, unknown> {
   let parsed: unknown;
-  try { parsed = JSON.parse(text); } catch { throw bodyError("The body is not valid JSON.", "malformed_json"); }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw bodyError("The body is not valid JSON.", "malformed_json");
+  }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw bodyError("The body must be a JSON object.");
   return parsed as Record<string, unknown>;
 }
 
 function parseForm(text: string): Record<string, unknown> {
   try {
-    return qs.parse(text, { depth: MAX_INPUT_DEPTH, strictDepth: true, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false, plainObjects: true }) as Record<string, unknown>;
+    return qs.parse(text, {
+      depth: MAX_INPUT_DEPTH,
+      strictDepth: true,
+      arrayLimit: 100,
+      parameterLimit: 1000,
+      allowPrototypes: false,
+      plainObjects: true,
+    }) as Record<string, unknown>;
   } catch {
     throw bodyError(`The form nests deeper than ${MAX_INPUT_DEPTH} levels.`, "too_deep");
   }

@@ -9,8 +9,21 @@
  */
 import type { HeaderSource } from "../server/request-state.js";
 import {
-  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType, isNonNullType,
-  typeFromAST, type GraphQLEnumType, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLScalarType, type GraphQLSchema,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  typeFromAST,
+  type GraphQLEnumType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLScalarType,
+  type GraphQLSchema,
   Kind,
 } from "graphql";
 import { toCamel, toSnake } from "../lib/case.js";
@@ -19,7 +32,13 @@ import type { Route } from "./route.js";
 
 export type InputPlan = {
   /** the variable the body fills, and the fields of it the route fills from the path or headers */
-  body: { variable: string; type: GraphQLInputObjectType; fromRoute: ReadonlySet<string>; aliases: Readonly<Record<string, string>>; takesUserId: boolean } | null;
+  body: {
+    variable: string;
+    type: GraphQLInputObjectType;
+    fromRoute: ReadonlySet<string>;
+    aliases: Readonly<Record<string, string>>;
+    takesUserId: boolean;
+  } | null;
   /** REST query parameter → its variable's type */
   query: ReadonlyMap<string, GraphQLInputType>;
 };
@@ -66,7 +85,8 @@ export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, f
   let body = given;
   if (headerUser != null && plan.body?.takesUserId) {
     if (body.user_id === undefined) body = { ...body, user_id: headerUser };
-    else if (body.user_id !== headerUser) fail(walk, "user_id", "user_id in the body and the X-Auth-User-ID header name different users; send one, or the same in both.", "conflict");
+    else if (body.user_id !== headerUser)
+      fail(walk, "user_id", "user_id in the body and the X-Auth-User-ID header name different users; send one, or the same in both.", "conflict");
   }
   const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute, plan.body.aliases) : noBody(body, walk);
   if (walk.errors.length) throw invalid(walk.errors);
@@ -92,7 +112,18 @@ export function readQueryInput(plan: InputPlan, query: URLSearchParams, list: bo
     const values = query.getAll(name).filter((v) => v !== "");
     if (!values.length) continue;
     const itemType = unwrap(type);
-    if (isListType(itemType)) out[toCamel(name)] = value(values.flatMap((v) => v.split(",").map((s) => s.trim()).filter(Boolean)), type, name, walk);
+    if (isListType(itemType))
+      out[toCamel(name)] = value(
+        values.flatMap((v) =>
+          v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+        type,
+        name,
+        walk,
+      );
     else if (values.length > 1) fail(walk, name, `${name} may be given only once.`);
     else out[toCamel(name)] = value(values[0], type, name, walk);
   }
@@ -115,32 +146,49 @@ function value(raw: unknown, type: GraphQLInputType, path: string, walk: Walk): 
   return scalarValue(raw, type as GraphQLScalarType, path, walk);
 }
 
-function objectValue(raw: unknown, type: GraphQLInputObjectType, prefix: string, walk: Walk, fromRoute: ReadonlySet<string> = new Set(), aliases: Readonly<Record<string, string>> = {}) {
+function objectValue(
+  raw: unknown,
+  type: GraphQLInputObjectType,
+  prefix: string,
+  walk: Walk,
+  fromRoute: ReadonlySet<string> = new Set(),
+  aliases: Readonly<Record<string, string>> = {},
+) {
   const where = prefix.replace(/\.$/, "") || "body";
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return fail(walk, where, `${where} must be an object.`);
   const fields = type.getFields();
   const renamed = new Set(Object.values(aliases));
   const names = new Map([
-    ...Object.keys(fields).filter((f) => !fromRoute.has(f) && !renamed.has(f)).map((f) => [toSnake(f), f] as const),
+    ...Object.keys(fields)
+      .filter((f) => !fromRoute.has(f) && !renamed.has(f))
+      .map((f) => [toSnake(f), f] as const),
     ...Object.entries(aliases),
   ]);
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(raw)) {
     const field = names.get(key);
-    if (!field) { unknownField(walk, key, [...names.keys()], [...fromRoute].map(toSnake), "field", prefix); continue; }
+    if (!field) {
+      unknownField(walk, key, [...names.keys()], [...fromRoute].map(toSnake), "field", prefix);
+      continue;
+    }
     out[field] = value(item, fields[field].type, `${prefix}${key}`, walk);
   }
   for (const [rest, field] of names)
-    if (isNonNullType(fields[field].type) && !(field in out) && fields[field].defaultValue === undefined) fail(walk, `${prefix}${rest}`, `${prefix}${rest} is required.`, "required");
+    if (isNonNullType(fields[field].type) && !(field in out) && fields[field].defaultValue === undefined)
+      fail(walk, `${prefix}${rest}`, `${prefix}${rest} is required.`, "required");
   return out;
 }
 
 function unknownField(walk: Walk, key: string, taken: string[], fromRoute: string[], what = "field", prefix = "") {
   const path = `${prefix}${key}`;
   const snake = toSnake(key);
-  const hint = fromRoute.includes(snake) ? ` It is taken from the path or headers, not the body.`
-    : snake !== key && taken.includes(snake) ? ` Did you mean ${snake}? Field names are snake_case.`
-    : taken.length ? ` Known ${what}s: ${taken.join(", ")}.` : "";
+  const hint = fromRoute.includes(snake)
+    ? ` It is taken from the path or headers, not the body.`
+    : snake !== key && taken.includes(snake)
+      ? ` Did you mean ${snake}? Field names are snake_case.`
+      : taken.length
+        ? ` Known ${what}s: ${taken.join(", ")}.`
+        : "";
   fail(walk, path, `${path} is not a known ${what}.${hint}`, "unknown_parameter");
 }
 
@@ -179,7 +227,12 @@ function scalarValue(raw: unknown, type: GraphQLScalarType, path: string, walk: 
   const candidates = walk.loose && typeof raw === "string" && /^-?\d+(\.\d+)?$/.test(raw) ? [raw, Number(raw)] : [raw];
   let message = "is not valid";
   for (const candidate of candidates) {
-    try { type.parseValue(candidate); return candidate; } catch (error) { message = (error as Error).message; }
+    try {
+      type.parseValue(candidate);
+      return candidate;
+    } catch (error) {
+      message = (error as Error).message;
+    }
   }
   return fail(walk, path, `${path} ${message.replace(/\.?$/, ".")}`);
 }

@@ -15,19 +15,41 @@ import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
 import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
 
-export const routes: Route[] = [...clientsRoutes, ...usersRoutes, ...remittanceRoutes, ...otpRoutes, ...complianceRoutes, ...checksRoutes, ...documentsRoutes, ...walletsRoutes, ...webhooksRoutes, ...eventsRoutes, ...legacyRoutes];
+export const routes: Route[] = [
+  ...clientsRoutes,
+  ...usersRoutes,
+  ...remittanceRoutes,
+  ...otpRoutes,
+  ...complianceRoutes,
+  ...checksRoutes,
+  ...documentsRoutes,
+  ...walletsRoutes,
+  ...webhooksRoutes,
+  ...eventsRoutes,
+  ...legacyRoutes,
+];
 
 export type CompiledRoute = Route & { pattern: RegExp; paramNames: string[]; literalSegments: number; input: InputPlan };
 
 function compile(route: Route, schema: GraphQLSchema): CompiledRoute {
   const paramNames: string[] = [];
-  const source = route.path.replace(/\/$/, "").split("/").map((segment) => {
-    const m = /^\{(\w+)\}$/.exec(segment);
-    if (!m) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    paramNames.push(m[1]);
-    return "([^/]+)";
-  }).join("/");
-  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames, literalSegments: route.path.split("/").length - paramNames.length, input: planInput(schema, route) };
+  const source = route.path
+    .replace(/\/$/, "")
+    .split("/")
+    .map((segment) => {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (!m) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      paramNames.push(m[1]);
+      return "([^/]+)";
+    })
+    .join("/");
+  return {
+    ...route,
+    pattern: new RegExp(`^${source}/?$`),
+    paramNames,
+    literalSegments: route.path.split("/").length - paramNames.length,
+    input: planInput(schema, route),
+  };
 }
 
 export function compileRoutes(schema: GraphQLSchema, list: Route[] = routes) {
@@ -65,7 +87,9 @@ export function matchRoute(table: CompiledRoute[], method: string, pathname: str
 
 /** The one path decoder: broken percent-encoding is the caller's error, named by its parameter. */
 function decodePathParam(name: string, raw: string) {
-  try { return decodeURIComponent(raw); } catch {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
     const message = `${name} is not valid percent-encoded UTF-8.`;
     throw new DomainError("VALIDATION_FAILED", message, [{ field: name, code: "malformed_text", message }]);
   }

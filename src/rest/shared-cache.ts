@@ -14,15 +14,23 @@ export type Reply = { status: number; headers: Record<string, string>; text: str
 export function createSharedCache(events: EventBus, maxEntries = 2000) {
   const replies = createTtlCache<Reply>(maxEntries);
   const changes = events.subscribe("reference.updated");
-  void (async () => { for await (const _ of changes) replies.clear(); })();
+  void (async () => {
+    for await (const _ of changes) replies.clear();
+  })();
   return {
     get: (key: string) => replies.get(key) ?? null,
     /** the answer for a key that missed (shared by the requests that missed it together), kept if a 200 */
-    fill: (key: string, ttlMs: number, compute: () => Promise<Reply>) => replies.fill(key, ttlMs, async () => {
-      const reply = await compute();
-      // kept as bytes: each hit is then written without measuring and encoding the text again
-      return typeof reply.text === "string" ? { ...reply, text: new Uint8Array(Buffer.from(reply.text)) } : reply;
-    }, (reply) => reply.status === 200),
+    fill: (key: string, ttlMs: number, compute: () => Promise<Reply>) =>
+      replies.fill(
+        key,
+        ttlMs,
+        async () => {
+          const reply = await compute();
+          // kept as bytes: each hit is then written without measuring and encoding the text again
+          return typeof reply.text === "string" ? { ...reply, text: new Uint8Array(Buffer.from(reply.text)) } : reply;
+        },
+        (reply) => reply.status === 200,
+      ),
     stop: () => changes.return?.(),
   };
 }

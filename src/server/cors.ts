@@ -10,6 +10,6 @@ export function corsPolicy(origins: Config["corsOrigins"]) {
   return (request: Request) => {
     const origin = request.headers.get("origin");
     const allowed = !!origin && origin !== "null" && (origins === "*" || origins.includes(origin));
-    return allowed ? { origin, credentials: false } : false as const;
+    return allowed ? { origin, credentials: false } : (false as const);
   };
 }

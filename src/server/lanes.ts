@@ -38,20 +38,32 @@ import { peerOf } from "./peer.js";
 import { securityHeaders } from "./security-headers.js";
 
 export type LaneDeps = {
-  services: Services; metrics: Metrics; table: CompiledRoute[];
-  answerRoute: RouteAnswerer; rateLimiter: RateLimiter; compiled: CompiledExecutor;
+  services: Services;
+  metrics: Metrics;
+  table: CompiledRoute[];
+  answerRoute: RouteAnswerer;
+  rateLimiter: RateLimiter;
+  compiled: CompiledExecutor;
   /** /graphql lane: texts yoga validated, its fetch API (error results are shaped by yoga's own processor), the body limit */
-  validated: ValidatedDocuments; fetchAPI: FetchAPI; maxBodyBytes: number;
+  validated: ValidatedDocuments;
+  fetchAPI: FetchAPI;
+  maxBodyBytes: number;
   /** TRUST_PROXY: how many proxies' X-Forwarded-* to believe (peer.ts) */
   trustProxy: number;
 };
 
 type FetchAPI = Parameters<typeof processRegularResult>[1];
 /** yoga's regular result processor answers these, with this content type (graphql-yoga use-result-processor.ts) */
-const ACCEPTED: Record<string, string> = { "": "application/json", "*/*": "application/json", "application/json": "application/json", "application/graphql-response+json": "application/graphql-response+json" };
+const ACCEPTED: Record<string, string> = {
+  "": "application/json",
+  "*/*": "application/json",
+  "application/json": "application/json",
+  "application/graphql-response+json": "application/graphql-response+json",
+};
 
 const WRITES = new Set(["POST", "PUT", "PATCH"]);
-const hasBody = (req: IncomingMessage) => (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
+const hasBody = (req: IncomingMessage) =>
+  (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0") || req.headers["transfer-encoding"] !== undefined;
 
 /** Returns a handler that answers what a lane knows and returns false for everything else (yoga's). */
 export function createLanes(deps: LaneDeps) {
@@ -73,7 +85,9 @@ export function createLanes(deps: LaneDeps) {
     try {
       const match = matchRoute(table, req.method!, pathname);
       return match && "route" in match && !match.route.successor ? match : null;
-    } catch { return null; }
+    } catch {
+      return null;
+    }
   };
 
   async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, match: Match) {
@@ -97,12 +111,24 @@ export function createLanes(deps: LaneDeps) {
       else {
         limitHeaders = limited?.headers ?? {};
         const principal = who.principal;
-        reply = await answerRoute({
-          method, pathname, search, searchParams: new URLSearchParams(search), headers, principal, requestId, match,
-          // a read has none (laneRoute); a write's is judged only once the route and scope allow it
-          body: async () => (bytes ? bodyOf(bytes, headers.get("content-type")) : { value: {}, form: false }),
-          onRoute: (path) => { route = path; },
-        }, (r, variables) => withRequestContext(services, principal, requestId, (ctx) => compiled.execute(r.operation, variables, ctx, { exactErrors: true })));
+        reply = await answerRoute(
+          {
+            method,
+            pathname,
+            search,
+            searchParams: new URLSearchParams(search),
+            headers,
+            principal,
+            requestId,
+            match,
+            // a read has none (laneRoute); a write's is judged only once the route and scope allow it
+            body: async () => (bytes ? bodyOf(bytes, headers.get("content-type")) : { value: {}, form: false }),
+            onRoute: (path) => {
+              route = path;
+            },
+          },
+          (r, variables) => withRequestContext(services, principal, requestId, (ctx) => compiled.execute(r.operation, variables, ctx, { exactErrors: true })),
+        );
       }
     } catch (error) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
@@ -114,7 +140,8 @@ export function createLanes(deps: LaneDeps) {
 
   const isLaneQuery = (req: IncomingMessage, pathname: string) => {
     if (req.method !== "POST" || pathname !== "/graphql" || req.headers.origin !== undefined || req.headers["idempotency-key"] !== undefined) return false;
-    if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "") || req.headers["transfer-encoding"] !== undefined) return false;
+    if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "") || req.headers["transfer-encoding"] !== undefined)
+      return false;
     const length = Number(req.headers["content-length"] ?? 0);
     return length > 0 && length <= deps.maxBodyBytes && (req.headers.accept ?? "").toLowerCase().replace(/\s/g, "") in ACCEPTED;
   };
@@ -125,7 +152,11 @@ export function createLanes(deps: LaneDeps) {
     const bytes = await readAll(req);
     (req as IncomingMessage & { body?: Buffer }).body = bytes; // whatwg-node's adapter takes a body read already
     let params: { query?: unknown; variables?: unknown; operationName?: unknown; extensions?: unknown };
-    try { params = JSON.parse(bytes.toString("utf8")); } catch { return false; }
+    try {
+      params = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      return false;
+    }
     const { query, variables = null, operationName = null } = params ?? {};
     if (typeof query !== "string" || params.extensions !== undefined || (operationName !== null && typeof operationName !== "string")) return false;
     if (variables !== null && (typeof variables !== "object" || Array.isArray(variables))) return false;
@@ -143,7 +174,9 @@ export function createLanes(deps: LaneDeps) {
       if (limited.refusal) reply = graphqlErrorReply(limited.refusal.problem, requestId, limited.refusal.headers);
       else {
         limitHeaders = limited.headers ?? {};
-        const result = await withRequestContext(services, principal, requestId, (ctx) => compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true, accepted: true }));
+        const result = await withRequestContext(services, principal, requestId, (ctx) =>
+          compiled.execute(document, (variables ?? {}) as Record<string, unknown>, ctx, { exactErrors: true, accepted: true }),
+        );
         reply = await graphqlReply(result, ACCEPTED[(headers.get("accept") ?? "").toLowerCase().replace(/\s/g, "")], deps.fetchAPI);
       }
     } catch (error) {
@@ -164,9 +197,17 @@ export function createLanes(deps: LaneDeps) {
     const search = q < 0 ? "" : url.slice(q);
     const match = laneRoute(req, pathname);
     // a write's body that never arrives whole (the caller hung up) ends here: there is no one to answer
-    if (match) { metrics.countLane("rest"); await restLane(req, res, pathname, search, match).catch(() => res.destroy()); return true; }
+    if (match) {
+      metrics.countLane("rest");
+      await restLane(req, res, pathname, search, match).catch(() => res.destroy());
+      return true;
+    }
     // a body that never arrives whole (the caller hung up) ends here: there is no one to answer
-    if (isLaneQuery(req, pathname)) return graphqlLane(req, res).catch(() => { res.destroy(); return true; });
+    if (isLaneQuery(req, pathname))
+      return graphqlLane(req, res).catch(() => {
+        res.destroy();
+        return true;
+      });
     return false;
   };
 }

@@ -10,7 +10,12 @@ const principal = (keyId: string, clientId = `client-${keyId}`): Principal => ({
 /** An authenticator over a table of keys that the test changes, as the database would be. */
 function keyTable(keys: Record<string, Principal>) {
   let forgotten = 0;
-  const auth = { authenticate: async (key: string) => keys[key] ?? null, forget: () => { forgotten += 1; } } as Authenticator;
+  const auth = {
+    authenticate: async (key: string) => keys[key] ?? null,
+    forget: () => {
+      forgotten += 1;
+    },
+  } as Authenticator;
   return { auth, keys, forgotten: () => forgotten };
 }
 
@@ -44,7 +49,13 @@ describe("live operations", () => {
     live.watch("k2", principal("2", "c2"), () => ended.push("k2"));
     delete table.keys.k1;
     events.publish("credentials.changed", { clientId: "c1" });
-    await within("k1 ended", () => ended, (e) => e.includes("k1"), 2000, 10);
+    await within(
+      "k1 ended",
+      () => ended,
+      (e) => e.includes("k1"),
+      2000,
+      10,
+    );
     expect(table.forgotten()).toBeGreaterThan(0); // the re-check did not read a principal cached before the change
     events.publish("credentials.changed", { clientId: "c2" });
     await new Promise((r) => setTimeout(r, 50));
@@ -61,7 +72,13 @@ describe("live operations", () => {
     unwatch();
     delete table.keys.k1;
     delete table.keys.k2;
-    await within("k1 ended", () => ended, (e) => e.includes("k1"), 2000, 10);
+    await within(
+      "k1 ended",
+      () => ended,
+      (e) => e.includes("k1"),
+      2000,
+      10,
+    );
     await new Promise((r) => setTimeout(r, 120));
     expect(ended).toEqual(["k1"]); // once, and not what is no longer watched
     live.stop();
@@ -69,12 +86,24 @@ describe("live operations", () => {
 });
 
 describe("endable", () => {
-  async function* ticks() { for (let n = 0; ; n++) { yield n; await new Promise((r) => setTimeout(r, 20)); } }
+  async function* ticks() {
+    for (let n = 0; ; n++) {
+      yield n;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 
   it("ends a waiting next with the last value, then done, and runs onEnd once", async () => {
     let ends = 0;
-    const never = { [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<number>>(() => {}), return: async () => ({ done: true as const, value: undefined }) }) };
-    const stream = endable<number>(never, () => { ends += 1; });
+    const never = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<number>>(() => {}),
+        return: async () => ({ done: true as const, value: undefined }),
+      }),
+    };
+    const stream = endable<number>(never, () => {
+      ends += 1;
+    });
     const waiting = stream.iterator.next();
     stream.end(-1);
     expect(await waiting).toEqual({ done: false, value: -1 });
@@ -85,15 +114,30 @@ describe("endable", () => {
 
   it("runs onEnd when the source finishes, fails or the caller returns", async () => {
     let ends = 0;
-    const finite = endable((async function* () { yield 1; })(), () => { ends += 1; });
-    for await (const _ of finite.iterator) { /* read to the end */ }
+    const finite = endable(
+      (async function* () {
+        yield 1;
+      })(),
+      () => {
+        ends += 1;
+      },
+    );
+    for await (const _ of finite.iterator) {
+      /* read to the end */
+    }
     const failing = endable(
       // biome-ignore lint/correctness/useYield: a source that fails before its first value
-      (async function* () { throw new Error("source failed"); })(),
-      () => { ends += 1; },
+      (async function* () {
+        throw new Error("source failed");
+      })(),
+      () => {
+        ends += 1;
+      },
     );
     await expect(failing.iterator.next()).rejects.toThrow("source failed");
-    const left = endable(ticks(), () => { ends += 1; });
+    const left = endable(ticks(), () => {
+      ends += 1;
+    });
     expect((await left.iterator.next()).value).toBe(0);
     await left.iterator.return!();
     expect(ends).toBe(3);

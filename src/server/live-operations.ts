@@ -27,19 +27,38 @@ const RECHECK_MS = 30_000;
 
 type Watched = { key: string; principal: Principal; end: () => void };
 
-export function createLiveOperations({ limits, auth, events, recheckMs = RECHECK_MS }: { limits: SubscriptionLimits; auth: Authenticator; events: EventBus; recheckMs?: number }) {
+export function createLiveOperations({
+  limits,
+  auth,
+  events,
+  recheckMs = RECHECK_MS,
+}: {
+  limits: SubscriptionLimits;
+  auth: Authenticator;
+  events: EventBus;
+  recheckMs?: number;
+}) {
   const byKey = new Map<string, number>();
   const bySocket = new WeakMap<object, Set<Slot>>();
   let total = 0;
 
-  const refuse = (code: SlotRefusal["code"], message: string): SlotRefusal => ({ code, message: `${message}; retry in ${SLOT_RETRY_AFTER_SECONDS} s.`, retryAfter: SLOT_RETRY_AFTER_SECONDS });
+  const refuse = (code: SlotRefusal["code"], message: string): SlotRefusal => ({
+    code,
+    message: `${message}; retry in ${SLOT_RETRY_AFTER_SECONDS} s.`,
+    retryAfter: SLOT_RETRY_AFTER_SECONDS,
+  });
 
   /** A slot for one more subscription of `principal` (on `socket`, for graphql-ws), or why not. */
   function admit(principal: Principal, socket?: object): Slot | SlotRefusal {
     const keyId = principal.keyId;
-    const onSocket = socket ? bySocket.get(socket) ?? new Set<Slot>() : null;
-    if ((byKey.get(keyId) ?? 0) >= limits.perKey) return refuse("RATE_LIMITED", `This API key already holds ${limits.perKey} open subscriptions, its maximum: complete one first`);
-    if (onSocket && onSocket.size >= limits.perSocket) return refuse("RATE_LIMITED", `This connection already holds ${limits.perSocket} open subscriptions, its maximum: complete one first or open another connection`);
+    const onSocket = socket ? (bySocket.get(socket) ?? new Set<Slot>()) : null;
+    if ((byKey.get(keyId) ?? 0) >= limits.perKey)
+      return refuse("RATE_LIMITED", `This API key already holds ${limits.perKey} open subscriptions, its maximum: complete one first`);
+    if (onSocket && onSocket.size >= limits.perSocket)
+      return refuse(
+        "RATE_LIMITED",
+        `This connection already holds ${limits.perSocket} open subscriptions, its maximum: complete one first or open another connection`,
+      );
     if (total >= limits.total) return refuse("UNAVAILABLE", "The server holds as many open subscriptions as it can");
     total += 1;
     byKey.set(keyId, (byKey.get(keyId) ?? 0) + 1);
@@ -50,17 +69,21 @@ export function createLiveOperations({ limits, auth, events, recheckMs = RECHECK
         held = false;
         total -= 1;
         const left = byKey.get(keyId)! - 1;
-        if (left) byKey.set(keyId, left); else byKey.delete(keyId);
+        if (left) byKey.set(keyId, left);
+        else byKey.delete(keyId);
         onSocket?.delete(slot);
       },
     };
-    if (socket && onSocket) { onSocket.add(slot); bySocket.set(socket, onSocket); }
+    if (socket && onSocket) {
+      onSocket.add(slot);
+      bySocket.set(socket, onSocket);
+    }
     return slot;
   }
 
   /** Whatever a closed socket still held (an operation its close interrupted) is given back. */
   function releaseSocket(socket: object) {
-    for (const slot of [...bySocket.get(socket) ?? []]) slot.release();
+    for (const slot of [...(bySocket.get(socket) ?? [])]) slot.release();
     bySocket.delete(socket);
   }
 
@@ -69,16 +92,24 @@ export function createLiveOperations({ limits, auth, events, recheckMs = RECHECK
   function watch(key: string, principal: Principal, end: () => void) {
     const entry = { key, principal, end };
     watched.add(entry);
-    return () => { watched.delete(entry); };
+    return () => {
+      watched.delete(entry);
+    };
   }
 
   async function recheck(which: (w: Watched) => boolean) {
-    await Promise.all([...watched].filter(which).map(async (entry) => {
-      // the database away: the key stays trusted until the next round can ask
-      const now = await auth.authenticate(entry.key).catch(() => entry.principal);
-      if (now?.keyId === entry.principal.keyId || !watched.delete(entry)) return;
-      try { entry.end(); } catch { /* a socket already gone */ }
-    }));
+    await Promise.all(
+      [...watched].filter(which).map(async (entry) => {
+        // the database away: the key stays trusted until the next round can ask
+        const now = await auth.authenticate(entry.key).catch(() => entry.principal);
+        if (now?.keyId === entry.principal.keyId || !watched.delete(entry)) return;
+        try {
+          entry.end();
+        } catch {
+          /* a socket already gone */
+        }
+      }),
+    );
   }
 
   const changes = events.subscribe("credentials.changed");
@@ -93,10 +124,15 @@ export function createLiveOperations({ limits, auth, events, recheckMs = RECHECK
   timer.unref();
 
   return {
-    admit, releaseSocket, watch,
+    admit,
+    releaseSocket,
+    watch,
     /** open subscriptions: on this instance, and of one key */
-    held: (keyId?: string) => (keyId === undefined ? total : byKey.get(keyId) ?? 0),
-    stop() { clearInterval(timer); void changes.return?.(); },
+    held: (keyId?: string) => (keyId === undefined ? total : (byKey.get(keyId) ?? 0)),
+    stop() {
+      clearInterval(timer);
+      void changes.return?.();
+    },
   };
 }
 
@@ -122,17 +158,36 @@ export function endable<T>(source: AsyncIterable<T>, onEnd: () => void) {
   // a fresh promise per `next`, not a race with one long-lived promise, whose reactions would pile up for the stream's life
   let interrupt: (() => void) | null = null;
   let settled = false;
-  const settle = () => { if (!settled) { settled = true; onEnd(); } };
+  const settle = () => {
+    if (!settled) {
+      settled = true;
+      onEnd();
+    }
+  };
   const iterator: AsyncIterableIterator<T> = {
-    [Symbol.asyncIterator]() { return this; },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
     async next() {
       if (!open) return left.shift() ?? DONE;
       let result: IteratorResult<T> | null;
       try {
-        result = await new Promise<IteratorResult<T> | null>((resolve, reject) => { interrupt = () => resolve(null); inner.next().then(resolve, reject); });
-      } catch (error) { open = false; settle(); throw error; } finally { interrupt = null; }
+        result = await new Promise<IteratorResult<T> | null>((resolve, reject) => {
+          interrupt = () => resolve(null);
+          inner.next().then(resolve, reject);
+        });
+      } catch (error) {
+        open = false;
+        settle();
+        throw error;
+      } finally {
+        interrupt = null;
+      }
       if (!open || !result) return left.shift() ?? DONE;
-      if (result.done) { open = false; settle(); }
+      if (result.done) {
+        open = false;
+        settle();
+      }
       return result;
     },
     async return() {

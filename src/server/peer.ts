@@ -18,7 +18,10 @@ export function peerOf(headers: HeaderSource, socket: Socket, trustedProxies: nu
   const direct = { address: socket?.remoteAddress ?? null, tls: socket?.encrypted === true };
   if (!trustedProxies || !socket) return direct;
   // each proxy appends the address it saw: the entries left of the trusted ones are anyone's to write
-  const forwarded = (headers.get("x-forwarded-for") ?? "").split(",").map((a) => a.trim()).filter(Boolean);
+  const forwarded = (headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
   const address = forwarded.length ? forwarded[Math.max(0, forwarded.length - trustedProxies)] : direct.address;
   const scheme = headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
   return { address, tls: scheme ? scheme === "https" : direct.tls };

@@ -31,16 +31,28 @@ export function withErrorBoundary(plugin: Plugin, logger: Logger): Plugin {
   const { onRequest, onResponse } = plugin;
   return {
     ...plugin,
-    ...(onRequest ? {
-      async onRequest(payload) {
-        try { await onRequest.call(plugin, payload); } catch (error) { payload.endResponse(unexpectedErrorResponse(logger, payload.request, error)); }
-      },
-    } : {}),
-    ...(onResponse ? {
-      async onResponse(payload) {
-        // the answer is already made: a failing after-step is logged, the caller still gets it
-        try { await onResponse.call(plugin, payload as never); } catch (error) { logger.error({ err: error, request_id: stateOf(payload.request).requestId }, "response hook failed"); }
-      },
-    } : {}),
+    ...(onRequest
+      ? {
+          async onRequest(payload) {
+            try {
+              await onRequest.call(plugin, payload);
+            } catch (error) {
+              payload.endResponse(unexpectedErrorResponse(logger, payload.request, error));
+            }
+          },
+        }
+      : {}),
+    ...(onResponse
+      ? {
+          async onResponse(payload) {
+            // the answer is already made: a failing after-step is logged, the caller still gets it
+            try {
+              await onResponse.call(plugin, payload as never);
+            } catch (error) {
+              logger.error({ err: error, request_id: stateOf(payload.request).requestId }, "response hook failed");
+            }
+          },
+        }
+      : {}),
   } as Plugin;
 }

@@ -33,7 +33,10 @@ type Enveloped = { execute: (a: ExecutionArgs) => never; subscribe: (a: Executio
 type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
 export type WebSocketDeps = {
-  yoga: Yoga; services: Services; rateLimiter: RateLimiter; live: LiveOperations;
+  yoga: Yoga;
+  services: Services;
+  rateLimiter: RateLimiter;
+  live: LiveOperations;
   /** MAX_BODY_BYTES: a frame is a request body */
   maxPayload: number;
   /** yoga's error mask: a refused operation's `error` message reads as the same refusal over HTTP */
@@ -45,55 +48,67 @@ export type WebSocketDeps = {
 export function attachWebSocket(server: Server, { yoga, services, rateLimiter, live, maxPayload, maskError, trustProxy }: WebSocketDeps) {
   // ws refuses a larger frame as it arrives (close 1009), before anything buffers or parses it
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload });
-  useServer<Record<string, unknown> | undefined, Extra>({
-    execute: (args) => (args.rootValue as Enveloped).execute(args),
-    subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
-    async onConnect(ctx) {
-      const { socket } = ctx.extra;
-      const headers = connectionHeaders(ctx.connectionParams ?? {});
-      const who = await identify(services.auth, headers);
-      if (!("principal" in who)) {
-        // a refused key counts against its address as over HTTP: key guessing is as slow on a socket
-        const upgrade = ctx.extra.request;
-        const counted = await rateLimiter.refused(peerOf(nodeHeaders(upgrade), upgrade.socket, trustProxy).address, who);
-        refuseConnection(socket, counted, presentedKey(headers) !== null);
-        return false;
-      }
-      const request = await operationsRequest(yoga);
-      if (socket.readyState !== socket.OPEN) return false; // gone while its key was checked: nothing to watch
-      const unwatch = live.watch(presentedKey(headers)!, who.principal, () => socket.close(4401, "Unauthorized: the API key has been revoked or rotated"));
-      ctx.extra.connection = { principal: who.principal, request, unwatch };
-      return true;
+  useServer<Record<string, unknown> | undefined, Extra>(
+    {
+      execute: (args) => (args.rootValue as Enveloped).execute(args),
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      async onConnect(ctx) {
+        const { socket } = ctx.extra;
+        const headers = connectionHeaders(ctx.connectionParams ?? {});
+        const who = await identify(services.auth, headers);
+        if (!("principal" in who)) {
+          // a refused key counts against its address as over HTTP: key guessing is as slow on a socket
+          const upgrade = ctx.extra.request;
+          const counted = await rateLimiter.refused(peerOf(nodeHeaders(upgrade), upgrade.socket, trustProxy).address, who);
+          refuseConnection(socket, counted, presentedKey(headers) !== null);
+          return false;
+        }
+        const request = await operationsRequest(yoga);
+        if (socket.readyState !== socket.OPEN) return false; // gone while its key was checked: nothing to watch
+        const unwatch = live.watch(presentedKey(headers)!, who.principal, () => socket.close(4401, "Unauthorized: the API key has been revoked or rotated"));
+        ctx.extra.connection = { principal: who.principal, request, unwatch };
+        return true;
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => asSent(maskError(error) as GraphQLError)),
+      onClose(ctx) {
+        ctx.extra.connection?.unwatch();
+        live.releaseSocket(ctx.extra.socket);
+      },
+      async onSubscribe(ctx, _id, payload) {
+        const { principal, request } = ctx.extra.connection!;
+        const { refusal } = await rateLimiter(principal);
+        if (refusal) return [coded(refusal.problem.detail, "RATE_LIMITED", { retryAfter: Number(refusal.headers["retry-after"]) })];
+        // `request` carries the socket through yoga's request phase: plugins that decide per request (introspection) decide alike
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, request, params: payload });
+        const document = orThrown(() => parse(payload.query));
+        if (Array.isArray(document)) return document;
+        const operation = getOperationAST(document, payload.operationName)?.operation;
+        if (operation === "mutation")
+          return [
+            coded(
+              "Mutations are not accepted over graphql-ws: send them as an HTTP POST to /graphql, where Idempotency-Key, the audit's request id and the rate limit apply.",
+              "METHOD_NOT_ALLOWED",
+            ),
+          ];
+        const errors = orThrown(() => validate(schema, document));
+        if (errors.length) return errors;
+        const admitted = operation === "subscription" ? live.admit(principal, ctx.extra.socket) : undefined;
+        if (admitted && !isSlot(admitted)) return [slotRefusalError(admitted, { http: false })];
+        const handover: AdmittedContext = { subscriptionSlot: admitted };
+        const contextValue = await contextFactory({ ...handover, principal, requestId: randomUUID() } as never);
+        return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue, rootValue: { execute, subscribe } };
+      },
     },
-    onError: (_ctx, _id, _payload, errors) => errors.map((error) => asSent(maskError(error) as GraphQLError)),
-    onClose(ctx) {
-      ctx.extra.connection?.unwatch();
-      live.releaseSocket(ctx.extra.socket);
-    },
-    async onSubscribe(ctx, _id, payload) {
-      const { principal, request } = ctx.extra.connection!;
-      const { refusal } = await rateLimiter(principal);
-      if (refusal) return [coded(refusal.problem.detail, "RATE_LIMITED", { retryAfter: Number(refusal.headers["retry-after"]) })];
-      // `request` carries the socket through yoga's request phase: plugins that decide per request (introspection) decide alike
-      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, request, params: payload });
-      const document = orThrown(() => parse(payload.query));
-      if (Array.isArray(document)) return document;
-      const operation = getOperationAST(document, payload.operationName)?.operation;
-      if (operation === "mutation") return [coded("Mutations are not accepted over graphql-ws: send them as an HTTP POST to /graphql, where Idempotency-Key, the audit's request id and the rate limit apply.", "METHOD_NOT_ALLOWED")];
-      const errors = orThrown(() => validate(schema, document));
-      if (errors.length) return errors;
-      const admitted = operation === "subscription" ? live.admit(principal, ctx.extra.socket) : undefined;
-      if (admitted && !isSlot(admitted)) return [slotRefusalError(admitted, { http: false })];
-      const handover: AdmittedContext = { subscriptionSlot: admitted };
-      const contextValue = await contextFactory({ ...handover, principal, requestId: randomUUID() } as never);
-      return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue, rootValue: { execute, subscribe } };
-    },
-  }, wss);
-  return () => new Promise<void>((resolve) => { for (const c of wss.clients) c.close(1001, "server shutting down"); wss.close(() => resolve()); });
+    wss,
+  );
+  return () =>
+    new Promise<void>((resolve) => {
+      for (const c of wss.clients) c.close(1001, "server shutting down");
+      wss.close(() => resolve());
+    });
 }
 
-const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
-  new GraphQLError(message, { extensions: { ...extensions, code } });
+const coded = (message: string, code: string, extensions: Record<string, unknown> = {}) => new GraphQLError(message, { extensions: { ...extensions, code } });
 
 /** An error as the socket sends it: without `extensions.http`, the status and headers only an HTTP answer uses (yoga strips it there). */
 function asSent(error: GraphQLError) {
@@ -104,7 +119,9 @@ function asSent(error: GraphQLError) {
 
 /** What a phase answers, or the GraphQL error it threw (a syntax error, armour's refusal) as the protocol's `error` message, not a socket closed on a throw. */
 function orThrown<T>(phase: () => T): T | GraphQLError[] {
-  try { return phase(); } catch (error) {
+  try {
+    return phase();
+  } catch (error) {
     if (error instanceof GraphQLError) return [error];
     throw error;
   }
@@ -114,7 +131,10 @@ function refuseConnection(socket: WebSocket, { problem }: Refusal, keyPresented:
   // the database away: 1013 Try Again Later, which clients retry, not a refusal of the key
   if (problem.code === "RATE_LIMITED") return socket.close(4429, `Too many requests: ${problem.detail}`.slice(0, 120));
   if (problem.code !== "UNAUTHENTICATED") return socket.close(1013, "Service unavailable: retry shortly");
-  socket.close(4401, keyPresented ? "Unauthorized: the API key is not valid or has been revoked" : "Unauthorized: send your API key as connectionParams.authorization");
+  socket.close(
+    4401,
+    keyPresented ? "Unauthorized: the API key is not valid or has been revoked" : "Unauthorized: send your API key as connectionParams.authorization",
+  );
 }
 
 /**

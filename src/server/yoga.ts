@@ -33,10 +33,16 @@ import { stateOf } from "./request-state.js";
 import { withErrorBoundary } from "./unexpected-error.js";
 
 export type YogaDeps = {
-  config: Config; schema: GraphQLSchema; services: Services; metrics: Metrics; readiness: ReadinessCheck[];
-  table: CompiledRoute[]; openApi: unknown;
+  config: Config;
+  schema: GraphQLSchema;
+  services: Services;
+  metrics: Metrics;
+  readiness: ReadinessCheck[];
+  table: CompiledRoute[];
+  openApi: unknown;
   /** the REST answer and v1 policy, shared with the GET lane */
-  answerRoute: RouteAnswerer; legacy: LegacyPolicy;
+  answerRoute: RouteAnswerer;
+  legacy: LegacyPolicy;
   /** shared with the lanes (src/server/lanes.ts): one budget per key whichever way a request comes */
   rateLimiter: RateLimiter;
   /** the one error mask of GraphQL results (yoga's and the lanes') */
@@ -47,7 +53,21 @@ export type YogaDeps = {
   live: LiveOperations;
 };
 
-export function buildYoga({ config, schema, services, metrics, readiness, table, openApi, answerRoute, legacy, rateLimiter, maskError, validated, live }: YogaDeps) {
+export function buildYoga({
+  config,
+  schema,
+  services,
+  metrics,
+  readiness,
+  table,
+  openApi,
+  answerRoute,
+  legacy,
+  rateLimiter,
+  maskError,
+  validated,
+  live,
+}: YogaDeps) {
   const plugins: Plugin[] = [
     // first: every later log line, error and response carries the request id
     useRequestId({ logger: services.logger, metrics }),
@@ -74,9 +94,13 @@ export function buildYoga({ config, schema, services, metrics, readiness, table,
     useRestShim({ answer: answerRoute, table, legacy }),
     // armour runs in the validation phase: one deep, wide or alias-heavy query cannot exhaust the server
     EnvelopArmorPlugin({
-      maxDepth: { n: 12 }, maxAliases: { n: 15 }, maxDirectives: { n: 20 }, maxTokens: { n: 3000 },
+      maxDepth: { n: 12 },
+      maxAliases: { n: 15 },
+      maxDirectives: { n: 20 },
+      maxTokens: { n: 3000 },
       // the cost is priced at execution, with the variables' page sizes (graphql/cost.ts, useInputGuard)
-      costLimit: { enabled: false }, blockFieldSuggestion: { enabled: !config.graphiql },
+      costLimit: { enabled: false },
+      blockFieldSuggestion: { enabled: !config.graphiql },
     }) as Plugin,
     ...(config.graphiql ? [] : [useDisableIntrospection() as Plugin]),
     // before the input guard: a subscription it stops still gives back the slot taken here

@@ -11,8 +11,16 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const RESULTS = path.resolve(import.meta.dirname, "../../test-results");
 
 /** false (skip, with the reason printed) only outside CI when no chromium is installed. */
@@ -24,27 +32,43 @@ export function browserAvailable(): boolean {
 }
 
 export type BrowserSession = {
-  browser: Browser; context: BrowserContext; page: Page;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
   /** what the page's Content-Security-Policy refused, as Chromium reports it */
   violations: string[];
-  screenshot(name: string): Promise<string>; close(): Promise<void>;
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
 };
 
 export async function openBrowser(): Promise<BrowserSession> {
   const profile = await mkdtemp(path.join(tmpdir(), "og-chromium-"));
   // a persistent context is the only way to give chromium its own --user-data-dir
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true, viewport: { width: 1400, height: 900 } });
-  const page = context.pages()[0] ?? await context.newPage();
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: FLAGS,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
   await mkdir(RESULTS, { recursive: true });
   const violations: string[] = [];
-  page.on("console", (message) => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()); });
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
   return {
-    browser: context.browser()!, context, page, violations,
+    browser: context.browser()!,
+    context,
+    page,
+    violations,
     async screenshot(name) {
       const file = path.join(RESULTS, `${name}.png`);
       await page.screenshot({ path: file });
       return file;
     },
-    async close() { await context.close(); await rm(profile, { recursive: true, force: true }); },
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
   };
 }

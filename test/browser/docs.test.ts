@@ -16,7 +16,10 @@ describe.runIf(browserAvailable())("/docs in Chromium", () => {
     base = `http://127.0.0.1:${await t.app.start(0, "127.0.0.1")}`;
     session = await openBrowser();
   }, 60_000);
-  afterAll(async () => { await session?.close(); await t?.stop(); });
+  afterAll(async () => {
+    await session?.close();
+    await t?.stop();
+  });
 
   it("renders every route, styled, and opens the v2 users routes", async () => {
     const { page } = session;

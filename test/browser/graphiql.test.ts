@@ -18,7 +18,11 @@ async function setEditor(page: Page, section: string, text: string) {
 }
 
 /** The result pane's text, spaces normalised (Monaco renders non-breaking spaces). */
-const resultText = (page: Page) => page.locator(".result-window .view-lines").innerText().then((t) => t.replace(/\u00a0/g, " "));
+const resultText = (page: Page) =>
+  page
+    .locator(".result-window .view-lines")
+    .innerText()
+    .then((t) => t.replace(/\u00a0/g, " "));
 
 async function waitForResult(page: Page, pattern: RegExp, timeout = 20_000) {
   const until = Date.now() + timeout;
@@ -47,7 +51,10 @@ describe.runIf(browserAvailable())("GraphiQL in Chromium", () => {
     userId = created.body.user_id;
     session = await openBrowser();
   }, 120_000);
-  afterAll(async () => { await session?.close(); await t?.stop(); });
+  afterAll(async () => {
+    await session?.close();
+    await t?.stop();
+  });
 
   it("opens on a clean first screen: styled, no errors, the schema's docs loaded without a key", async () => {
     const { page } = session;
@@ -58,7 +65,12 @@ describe.runIf(browserAvailable())("GraphiQL in Chromium", () => {
     await page.getByRole("button", { name: "Show Documentation Explorer" }).click();
     await page.getByText("Root Types").waitFor({ timeout: 30_000 });
     await session.screenshot("graphiql-1-first-screen");
-    expect(await page.locator(".graphiql-container").first().evaluate((el) => getComputedStyle(el).display)).toBe("flex"); // styled, not bare HTML
+    expect(
+      await page
+        .locator(".graphiql-container")
+        .first()
+        .evaluate((el) => getComputedStyle(el).display),
+    ).toBe("flex"); // styled, not bare HTML
     expect(await page.locator("body").innerText()).not.toMatch(/error fetching schema|401|unauthenticated/i);
     expect(errors).toEqual([]);
     await page.getByRole("button", { name: "Hide Documentation Explorer" }).click();

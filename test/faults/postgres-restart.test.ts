@@ -13,17 +13,19 @@ const LEAK = /Prisma|invocation|\bat [\w.<>]+ \(|\.ts:\d+|ECONN|Connection termi
 
 /** A refused write must be exactly the outage answer: 503, code UNAVAILABLE, Retry-After, no driver text. */
 function outageAnswerProblems(outcomes: Outcome[]) {
-  return outcomes.filter((o) => !acknowledged(o)).flatMap((o) => {
-    const code = o.via === "rest" ? o.body?.code : o.body?.errors?.[0]?.extensions?.code;
-    const problems = [
-      o.status !== 503 && `status ${o.status}${o.error ? ` (${o.error})` : ""}`,
-      code !== "UNAVAILABLE" && `code ${code}`,
-      !o.headers?.get("retry-after") && "no Retry-After",
-      o.via === "rest" && !o.headers?.get("content-type")?.includes("application/problem+json") && "not problem+json",
-      LEAK.test(JSON.stringify(o.body)) && "driver text in the body",
-    ].filter(Boolean);
-    return problems.length ? [`${o.via} ${problems.join(", ")}: ${JSON.stringify(o.body)?.slice(0, 300)}`] : [];
-  });
+  return outcomes
+    .filter((o) => !acknowledged(o))
+    .flatMap((o) => {
+      const code = o.via === "rest" ? o.body?.code : o.body?.errors?.[0]?.extensions?.code;
+      const problems = [
+        o.status !== 503 && `status ${o.status}${o.error ? ` (${o.error})` : ""}`,
+        code !== "UNAVAILABLE" && `code ${code}`,
+        !o.headers?.get("retry-after") && "no Retry-After",
+        o.via === "rest" && !o.headers?.get("content-type")?.includes("application/problem+json") && "not problem+json",
+        LEAK.test(JSON.stringify(o.body)) && "driver text in the body",
+      ].filter(Boolean);
+      return problems.length ? [`${o.via} ${problems.join(", ")}: ${JSON.stringify(o.body)?.slice(0, 300)}`] : [];
+    });
 }
 
 describe("PostgreSQL restarted during a write load", () => {
@@ -39,7 +41,11 @@ describe("PostgreSQL restarted during a write load", () => {
     key = (await t.createClient("Load")).key;
   });
   afterAll(async () => {
-    try { if (t) await atMost(t.app.stop()); } finally { pg?.destroy(); }
+    try {
+      if (t) await atMost(t.app.stop());
+    } finally {
+      pg?.destroy();
+    }
   });
 
   /** Runs the write load around `fault`, then checks what every request got and what the database kept. */
@@ -53,7 +59,9 @@ describe("PostgreSQL restarted during a write load", () => {
       if (load.outcomes.some((o) => o.at > up && acknowledged(o))) recovered = Date.now();
     await sleep(1000);
     const outcomes = await load.stop();
-    console.log(`${name}: ${outcomes.length} writes, ${JSON.stringify(summary(outcomes))}; slowest ${Math.max(...outcomes.map((o) => o.ms))} ms; recovered ${recovered - up} ms after`);
+    console.log(
+      `${name}: ${outcomes.length} writes, ${JSON.stringify(summary(outcomes))}; slowest ${Math.max(...outcomes.map((o) => o.ms))} ms; recovered ${recovered - up} ms after`,
+    );
 
     expect(recovered, "no write succeeded within 20 s of PostgreSQL's return").toBeGreaterThan(0);
     expect(outcomes.filter((o) => o.at > down && o.at < up + 1000 && !acknowledged(o)).length, "the outage was not seen").toBeGreaterThan(0);
@@ -61,7 +69,10 @@ describe("PostgreSQL restarted during a write load", () => {
     expect(outageAnswerProblems(outcomes)).toEqual([]);
     const acked = outcomes.filter(acknowledged).map((o) => o.email);
     const stored = new Set((await t.db.user.findMany({ where: { email: { in: acked } }, select: { email: true } })).map((u) => u.email));
-    expect(acked.filter((email) => !stored.has(email)), "acknowledged writes missing after the fault").toEqual([]);
+    expect(
+      acked.filter((email) => !stored.has(email)),
+      "acknowledged writes missing after the fault",
+    ).toEqual([]);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   }
 

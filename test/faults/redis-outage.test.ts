@@ -15,7 +15,8 @@ const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { 
 
 type Instance = { t: TestApp; base: string; ws: string };
 
-const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> => (await within(what, probe, Boolean, ms, 200)) as T;
+const until = async <T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> =>
+  (await within(what, probe, Boolean, ms, 200)) as T;
 
 /** Mixed reads and writes, REST and GraphQL, on both instances; every answer recorded. */
 function mixedLoad(instances: Instance[], key: string) {
@@ -24,9 +25,21 @@ function mixedLoad(instances: Instance[], key: string) {
   let running = true;
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const requests = [
-    (base: string, i: number) => fetch(`${base}/v2/users`, { method: "POST", headers, body: JSON.stringify({ first_name: "Red", last_name: "Load", email: `redis-${i}@example.com` }), signal: AbortSignal.timeout(10_000) }),
+    (base: string, i: number) =>
+      fetch(`${base}/v2/users`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ first_name: "Red", last_name: "Load", email: `redis-${i}@example.com` }),
+        signal: AbortSignal.timeout(10_000),
+      }),
     (base: string) => fetch(`${base}/v2/users?records_per_page=2`, { headers, signal: AbortSignal.timeout(10_000) }),
-    (base: string) => fetch(`${base}/graphql`, { method: "POST", headers, body: JSON.stringify({ query: "{ users(first: 2) { totalCount } }" }), signal: AbortSignal.timeout(10_000) }),
+    (base: string) =>
+      fetch(`${base}/graphql`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ query: "{ users(first: 2) { totalCount } }" }),
+        signal: AbortSignal.timeout(10_000),
+      }),
   ];
   const loops = Array.from({ length: 6 }, async (_, w) => {
     while (running) {
@@ -37,10 +50,18 @@ function mixedLoad(instances: Instance[], key: string) {
         const text = await res.text();
         const graphqlErrors = res.url.endsWith("/graphql") && JSON.parse(text).errors;
         if (res.status >= 300 || graphqlErrors) failures.push(`${res.status} ${text.slice(0, 200)}`);
-      } catch (error) { failures.push(String(error)); }
+      } catch (error) {
+        failures.push(String(error));
+      }
     }
   });
-  return { stop: async () => { running = false; await Promise.all(loops); return { count, failures }; } };
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return { count, failures };
+    },
+  };
 }
 
 /** One graphql-ws connection to an instance; `watch` collects a user's status events. */
@@ -50,10 +71,14 @@ function subscriber(instance: Instance, key: string) {
     client,
     watch(userId: string) {
       const events: string[] = [];
-      client.subscribe({ query: SUBSCRIPTION, variables: { id: userId } }, {
-        next: (r: any) => events.push(r.data?.userStatusChanged?.status ?? JSON.stringify(r.errors)),
-        error: (e) => events.push(`error ${JSON.stringify(e)}`), complete: () => {},
-      });
+      client.subscribe(
+        { query: SUBSCRIPTION, variables: { id: userId } },
+        {
+          next: (r: any) => events.push(r.data?.userStatusChanged?.status ?? JSON.stringify(r.errors)),
+          error: (e) => events.push(`error ${JSON.stringify(e)}`),
+          complete: () => {},
+        },
+      );
       return events;
     },
   };
@@ -96,8 +121,12 @@ describe("Redis stopped during load, two instances", () => {
     expect(res.status).toBe(201);
     return res.body.user_id as string;
   };
-  const close = async (on: Instance, userId: string) => expect((await on.t.rest("PUT", `/v2/users/${userId}`, { key, body: { status: "CLOSED" } })).status).toBe(200);
-  const readyz = async (on: Instance) => { const res = await fetch(`${on.base}/readyz`); return { status: res.status, body: await res.json() }; };
+  const close = async (on: Instance, userId: string) =>
+    expect((await on.t.rest("PUT", `/v2/users/${userId}`, { key, body: { status: "CLOSED" } })).status).toBe(200);
+  const readyz = async (on: Instance) => {
+    const res = await fetch(`${on.base}/readyz`);
+    return { status: res.status, body: await res.json() };
+  };
 
   it("keeps serving, reports Redis down then up, delivers on one instance throughout, and resumes fan-out across instances", async () => {
     const onA = subscriber(a, key);
@@ -118,7 +147,14 @@ describe("Redis stopped during load, two instances", () => {
     load = mixedLoad([a, b], key);
     await sleep(1000);
     await redis.stop();
-    const outage = await until("/readyz reporting Redis down", async () => { const r = await readyz(a); return r.status === 503 && r; }, 10_000);
+    const outage = await until(
+      "/readyz reporting Redis down",
+      async () => {
+        const r = await readyz(a);
+        return r.status === 503 && r;
+      },
+      10_000,
+    );
     expect(outage.body.checks).toEqual({ database: "ok", redis: "unavailable" });
     // a change on a reaches a's own subscriber without Redis
     await close(a, local);
@@ -126,14 +162,22 @@ describe("Redis stopped during load, two instances", () => {
     await sleep(1000);
 
     await redis.start();
-    const back = await until("/readyz reporting Redis back", async () => { const r = await readyz(a); return r.status === 200 && r; });
+    const back = await until("/readyz reporting Redis back", async () => {
+      const r = await readyz(a);
+      return r.status === 200 && r;
+    });
     expect(back.body.checks).toEqual({ database: "ok", redis: "ok" });
     expect((await readyz(b)).status).toBe(200);
     // fan-out resumes: close probe users on b one by one until a's subscriber hears one
     let resumedAfter = -1;
     for (let i = 0; i < probes.length && resumedAfter < 0; i++) {
       await close(b, probes[i]);
-      try { await until("", async () => heardProbes[i].includes("CLOSED"), 1000); resumedAfter = i; } catch { /* not yet resubscribed */ }
+      try {
+        await until("", async () => heardProbes[i].includes("CLOSED"), 1000);
+        resumedAfter = i;
+      } catch {
+        /* not yet resubscribed */
+      }
     }
     const { count, failures } = await load.stop();
     load = null;

@@ -30,8 +30,15 @@ describe("the server process", () => {
   const servers: ServerProcess[] = [];
   let dataDir = "";
   let key = "";
-  const start = async () => { const s = await startServer(dataDir); servers.push(s); key ||= await s.demoKey(); return s; };
-  beforeAll(async () => { dataDir = await mkdtemp(path.join(tmpdir(), "og-fault-proc-")); });
+  const start = async () => {
+    const s = await startServer(dataDir);
+    servers.push(s);
+    key ||= await s.demoKey();
+    return s;
+  };
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "og-fault-proc-"));
+  });
   afterAll(async () => {
     for (const s of servers) s.kill("SIGKILL");
     await rm(dataDir, { recursive: true, force: true });
@@ -53,11 +60,12 @@ describe("the server process", () => {
     const missing: string[] = [];
     for (const email of acked) {
       // a failed call says what the server printed: a crash shows as a reset connection here
-      const res = await fetch(`${second.base}/v2/users?email=${encodeURIComponent(email)}`, { headers })
-        .catch(async (error: Error) => {
-          const exit = await Promise.race([second.exited, sleep(500).then(() => null)]);
-          throw new Error(`${error.message} (${(error.cause as Error)?.message}); the server ${exit ? `exited ${exit.code ?? exit.signal}` : "still runs"} and printed:\n${second.output().slice(-3000)}`);
-        });
+      const res = await fetch(`${second.base}/v2/users?email=${encodeURIComponent(email)}`, { headers }).catch(async (error: Error) => {
+        const exit = await Promise.race([second.exited, sleep(500).then(() => null)]);
+        throw new Error(
+          `${error.message} (${(error.cause as Error)?.message}); the server ${exit ? `exited ${exit.code ?? exit.signal}` : "still runs"} and printed:\n${second.output().slice(-3000)}`,
+        );
+      });
       const body = await res.json();
       if (res.status !== 200 || body.data?.length !== 1) missing.push(`${email}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     }
@@ -79,9 +87,20 @@ describe("the server process", () => {
         const started = Date.now();
         const via = w % 2 === 0 ? "POST /v2/users" : "POST /graphql";
         try {
-          const status = w % 2 === 0
-            ? await post(agent, `${server.base}/v2/users`, headers, JSON.stringify({ first_name: "Term", last_name: `N${i}`, email: `term-${i}@example.com` }))
-            : await post(agent, `${server.base}/graphql`, headers, JSON.stringify({ query: "{ users(first: 5) { totalCount edges { node { id email } } } }" }));
+          const status =
+            w % 2 === 0
+              ? await post(
+                  agent,
+                  `${server.base}/v2/users`,
+                  headers,
+                  JSON.stringify({ first_name: "Term", last_name: `N${i}`, email: `term-${i}@example.com` }),
+                )
+              : await post(
+                  agent,
+                  `${server.base}/graphql`,
+                  headers,
+                  JSON.stringify({ query: "{ users(first: 5) { totalCount edges { node { id email } } } }" }),
+                );
           results.push({ started, ended: Date.now(), status, via });
         } catch (error) {
           results.push({ started, ended: Date.now(), status: 0, error: (error as Error).message, via });
@@ -96,9 +115,21 @@ describe("the server process", () => {
     const { code, signal, at } = await server.exited;
     const sent = results.filter((r) => r.started < signalledAt);
     const inFlight = sent.filter((r) => r.ended >= signalledAt);
-    if (sent.some((r) => r.status === 0)) console.log(server.output().split("\n").filter((l) => !l.includes('"msg":"request"')).join("\n").slice(-4000));
-    console.log(`sigterm: ${sent.length} requests sent before the signal, ${inFlight.length} of them still in flight at it; exit ${code ?? signal} after ${at - signalledAt} ms`);
-    expect(sent.filter((r) => r.status < 200 || r.status >= 300).map((r) => `${r.via} ${r.status} ${r.error ?? ""} (${r.started - signalledAt} ms)`)).toEqual([]);
+    if (sent.some((r) => r.status === 0))
+      console.log(
+        server
+          .output()
+          .split("\n")
+          .filter((l) => !l.includes('"msg":"request"'))
+          .join("\n")
+          .slice(-4000),
+      );
+    console.log(
+      `sigterm: ${sent.length} requests sent before the signal, ${inFlight.length} of them still in flight at it; exit ${code ?? signal} after ${at - signalledAt} ms`,
+    );
+    expect(sent.filter((r) => r.status < 200 || r.status >= 300).map((r) => `${r.via} ${r.status} ${r.error ?? ""} (${r.started - signalledAt} ms)`)).toEqual(
+      [],
+    );
     expect(inFlight.length, "no request was in flight when the signal came").toBeGreaterThan(0);
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(at - signalledAt).toBeLessThan(10_000);

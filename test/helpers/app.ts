@@ -34,7 +34,10 @@ type Call = { key?: string | null; body?: unknown; headers?: Record<string, stri
 export async function startTestApp(backend: "pglite" | "postgres" = "pglite", env: Record<string, string> = {}) {
   const schemaName = `test_${randomBytes(6).toString("hex")}`;
   const config = loadConfig({
-    NODE_ENV: "test", DATA_DIR: "memory://", ADMIN_API_KEY: ADMIN_KEY, ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    NODE_ENV: "test",
+    DATA_DIR: "memory://",
+    ADMIN_API_KEY: ADMIN_KEY,
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     ...(backend === "postgres" ? { DATABASE_URL: process.env.DATABASE_URL!, DATABASE_SCHEMA: schemaName } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // over sockets every suite's requests come from one address, the keyless ones of each route's 401 too
@@ -47,7 +50,11 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
   async function rest(method: string, path: string, { key, body, headers = {} }: Call = {}) {
     const init: { method: string; headers: Record<string, string>; body?: string } = {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined && typeof body !== "string" ? { "content-type": "application/json" } : {}), ...headers },
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined && typeof body !== "string" ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
     };
     if (!servers) return answerOf(await app.fetch(path, init));
@@ -90,9 +97,10 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
 
   /** Waits until the background checks have nothing queued or running (tests that count queries or rows). */
   async function checksSettled(ms = 30_000) {
-    const busy = async () => (await app.services.db.checkRun.count({ where: { status: { in: ["QUEUED", "RUNNING"] } } }))
+    const busy = async () =>
+      (await app.services.db.checkRun.count({ where: { status: { in: ["QUEUED", "RUNNING"] } } }))
       + (await app.services.db.event.count({ where: { publishedAt: null } })); // the last run's events are published after its commit
-    for (const until = Date.now() + ms; await busy();) {
+    for (const until = Date.now() + ms; await busy(); ) {
       if (Date.now() > until) throw new Error("background checks still running");
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -111,7 +119,14 @@ export async function startTwoInstances(env: Record<string, string> = {}) {
   const shared = { ENCRYPTION_KEY: randomBytes(32).toString("hex"), ...env };
   const a = await startTestApp("postgres", shared);
   const b = await startTestApp("postgres", { ...shared, DATABASE_SCHEMA: a.schemaName! });
-  return { a, b, stop: async () => { await b.app.stop(); await a.stop(); } };
+  return {
+    a,
+    b,
+    stop: async () => {
+      await b.app.stop();
+      await a.stop();
+    },
+  };
 }
 
 type Answer = { status: number; headers: Headers; body: any };
@@ -119,7 +134,11 @@ type Answer = { status: number; headers: Headers; body: any };
 async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text();
   let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
   return { status: res.status, headers: res.headers, body: json };
 }
 
@@ -131,7 +150,11 @@ async function listen(app: App) {
   return {
     lanes: `http://127.0.0.1:${port}`,
     yoga: `http://127.0.0.1:${(yogaOnly.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { yogaOnly.close(() => resolve()); yogaOnly.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        yogaOnly.close(() => resolve());
+        yogaOnly.closeAllConnections();
+      }),
   };
 }
 
@@ -143,7 +166,9 @@ function isRead(method: string, path: string, body: unknown) {
     const { query } = JSON.parse(body) as { query?: string };
     const operations = parse(query ?? "").definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     return operations.length > 0 && operations.every((o) => o.operation === "query");
-  } catch { return true; } // a document that does not parse is refused alike by both, and changes nothing
+  } catch {
+    return true;
+  } // a document that does not parse is refused alike by both, and changes nothing
 }
 
 const VOLATILE_HEADERS = new Set(["date", "connection", "keep-alive", "ratelimit-remaining", "ratelimit-reset", "retry-after"]);
@@ -153,7 +178,8 @@ function comparable({ status, headers, body }: Answer) {
   const kept = [...headers].filter(([name]) => !VOLATILE_HEADERS.has(name));
   const text = JSON.stringify(body)
     .replace(/"timestamp":"[^"]*"/g, '"timestamp":"…"')
-    .replace(/(errorId[" :]+)[0-9a-f-]{36}/gi, "$1…").replace(/("error_id":")[0-9a-f-]{36}/g, "$1…")
+    .replace(/(errorId[" :]+)[0-9a-f-]{36}/gi, "$1…")
+    .replace(/("error_id":")[0-9a-f-]{36}/g, "$1…")
     .replace(/retry in \d+ s/g, "retry in … s");
   return { status, headers: Object.fromEntries(kept), body: JSON.parse(text) };
 }

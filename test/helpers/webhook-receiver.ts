@@ -25,7 +25,12 @@ export async function startWebhookReceiver() {
       const secret = secrets.get(path);
       let verified: boolean | null = null;
       if (secret) {
-        try { new Webhook(secret).verify(body, req.headers as Record<string, string>); verified = true; } catch { verified = false; }
+        try {
+          new Webhook(secret).verify(body, req.headers as Record<string, string>);
+          verified = true;
+        } catch {
+          verified = false;
+        }
       }
       const id = String(req.headers["webhook-id"]);
       if (perEvent.has(path) && !scripts.has(`${path}#${id}`)) scripts.set(`${path}#${id}`, [...perEvent.get(path)!]);
@@ -38,21 +43,32 @@ export async function startWebhookReceiver() {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    received, base,
+    received,
+    base,
     /** the URL of `path`, whose signatures are checked with `secret` once `sign` registers it */
     url: (path: string) => `${base}${path}`,
-    sign(path: string, secret: string) { secrets.set(path, secret); },
-    answer(path: string, ...statuses: (number | "hang")[]) { scripts.set(path, statuses); },
+    sign(path: string, secret: string) {
+      secrets.set(path, secret);
+    },
+    answer(path: string, ...statuses: (number | "hang")[]) {
+      scripts.set(path, statuses);
+    },
     /** the same script for every event: each webhook-id is answered from its own copy */
-    answerEach(path: string, ...statuses: (number | "hang")[]) { perEvent.set(path, statuses); },
+    answerEach(path: string, ...statuses: (number | "hang")[]) {
+      perEvent.set(path, statuses);
+    },
     at: (path: string) => received.filter((d) => d.path === path),
     /** resolves once `check` holds, polling every 20 ms; rejects after `timeoutMs` naming `what` */
     async until(what: string, check: () => boolean, timeoutMs = 15_000) {
-      for (const end = Date.now() + timeoutMs; !check();) {
+      for (const end = Date.now() + timeoutMs; !check(); ) {
         if (Date.now() > end) throw new Error(`receiver: timed out waiting for ${what} (${received.length} received)`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

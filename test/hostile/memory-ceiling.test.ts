@@ -7,7 +7,18 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  bearer, GqlSocket, hugeInitFrame, madeUpPaths, MAX_DOCUMENT_BYTES, pdf, pool, postBytes, repeat, sendFrame, streamChunked, uploadBody,
+  bearer,
+  GqlSocket,
+  hugeInitFrame,
+  madeUpPaths,
+  MAX_DOCUMENT_BYTES,
+  pdf,
+  pool,
+  postBytes,
+  repeat,
+  sendFrame,
+  streamChunked,
+  uploadBody,
 } from "./helpers/attacks.js";
 import { heapCapBytes, sleep } from "./helpers/process.js";
 import { MiB, UPLOAD_PATH, useService, type Service } from "./helpers/service.js";
@@ -31,7 +42,10 @@ async function mixedBurst(s: Service, until: number) {
   const sockets: GqlSocket[] = [];
   const subscribe = async () => {
     const socket = await GqlSocket.open(s.base, bearer(s.demoKey), 10_000).catch(() => null);
-    if (socket) { sockets.push(socket); for (let i = 0; i < 100; i++) socket.subscribe(CHECK_UPDATED, { userId }); }
+    if (socket) {
+      sockets.push(socket);
+      for (let i = 0; i < 100; i++) socket.subscribe(CHECK_UPDATED, { userId });
+    }
   };
   const counts = await Promise.all([
     repeat(until, gone, () => sendFrame(s.base, frame, 20_000)),
@@ -42,10 +56,12 @@ async function mixedBurst(s: Service, until: number) {
       await sleep(250);
     }),
     // 20 sockets × 100 subscriptions, then an event every 3 s
-    pool(20, 5, subscribe, until).then(() => repeat(until, gone, async () => {
-      await s.call("POST", `/v2/users/${userId}/checks`, { body: { type: "TRANSACTION_MONITORING" }, ms: 10_000 }).catch(() => null);
-      await sleep(3000);
-    })),
+    pool(20, 5, subscribe, until).then(() =>
+      repeat(until, gone, async () => {
+        await s.call("POST", `/v2/users/${userId}/checks`, { body: { type: "TRANSACTION_MONITORING" }, ms: 10_000 }).catch(() => null);
+        await sleep(3000);
+      }),
+    ),
   ]);
   for (const socket of sockets) socket.close();
   return { frames: counts[0], chunkedRounds: counts[1], pathRounds: counts[2], uploadRounds: counts[3], sockets: sockets.length };
@@ -59,7 +75,9 @@ describe("the memory ceiling", () => {
     const started = Date.now();
     const done = await s.guard("the mixed burst", mixedBurst(s, started + BURST_MS), BURST_MS + 90_000).finally(async () => {
       const seen = await memory.stop();
-      console.log(`mixed burst, ${Date.now() - started} ms: heap max ${(seen.maxHeap / MiB).toFixed(0)} MiB of ${cap / MiB} (${seen.heapSamples} samples), RSS max ${(seen.maxRss / MiB).toFixed(0)} MiB`);
+      console.log(
+        `mixed burst, ${Date.now() - started} ms: heap max ${(seen.maxHeap / MiB).toFixed(0)} MiB of ${cap / MiB} (${seen.heapSamples} samples), RSS max ${(seen.maxRss / MiB).toFixed(0)} MiB`,
+      );
     });
     const seen = memory.seen;
     console.log(`mixed burst: ${JSON.stringify(done)}`);

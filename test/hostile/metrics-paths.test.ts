@@ -21,7 +21,9 @@ describe("made-up paths and /metrics", () => {
     const statuses = await s.guard("20,000 made-up paths", madeUpPaths(s.base, 20_000, 50), 180_000);
     const scrape = await s.call("GET", "/metrics", { key: s.adminKey, ms: 60_000 });
     const labels = routeLabels(scrape.text);
-    console.log(`made-up paths answered ${JSON.stringify(statuses)}; scrape ${scrape.status}, ${(scrape.text.length / MiB).toFixed(2)} MiB, ${labels.size} route labels`);
+    console.log(
+      `made-up paths answered ${JSON.stringify(statuses)}; scrape ${scrape.status}, ${(scrape.text.length / MiB).toFixed(2)} MiB, ${labels.size} route labels`,
+    );
     await s.alive();
     expect(scrape.status).toBe(200);
     expect(scrape.text.length, "scrape size").toBeLessThan(1_000_000);

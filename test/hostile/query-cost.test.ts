@@ -21,7 +21,9 @@ async function timedQuery(s: Service, query: string, variables: Record<string, u
   const answer = await s.call("POST", "/graphql", { body: { query, variables }, ms: 90_000 });
   const ms = Date.now() - started;
   const { maxRss } = await memory.stop();
-  console.log(`${query.slice(0, 60)}…: ${answer.status} in ${ms} ms, ${answer.text.length} bytes, RSS ${(before / MiB).toFixed(0)} → max ${(maxRss / MiB).toFixed(0)} MiB; ${answer.text.slice(0, 300)}`);
+  console.log(
+    `${query.slice(0, 60)}…: ${answer.status} in ${ms} ms, ${answer.text.length} bytes, RSS ${(before / MiB).toFixed(0)} → max ${(maxRss / MiB).toFixed(0)} MiB; ${answer.text.slice(0, 300)}`,
+  );
   return { answer, ms, rssGrowth: maxRss - before };
 }
 
@@ -39,7 +41,11 @@ describe("the cost of a query bounds its work", () => {
     const userId = await s.createUser();
     const file = pdf(400);
     const started = Date.now();
-    const uploads = await s.guard("100 small uploads", pool(100, 2, () => s.upload(documentInput(userId, file))), 120_000);
+    const uploads = await s.guard(
+      "100 small uploads",
+      pool(100, 2, () => s.upload(documentInput(userId, file))),
+      120_000,
+    );
     console.log(`100 small uploads in ${Date.now() - started} ms`);
     expect(uploads.filter((u) => u.status !== 201).map((u) => `${u.status} ${u.text.slice(0, 200)}`)).toEqual([]);
     const refused = await timedQuery(s, NESTED);

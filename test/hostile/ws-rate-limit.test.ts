@@ -18,9 +18,15 @@ describe("graphql-ws and the rate limit", () => {
     const started = Date.now();
     for (let i = 0; i < 700; i++) socket.subscribe("{ users(first: 1) { totalCount } }");
     const answered = () => socket.tally().refusals.length + socket.tally().ended;
-    await s.guard("700 answers", within("every query is answered", answered, (n) => n === 700 || socket.closed !== null, 60_000, 100), 65_000);
+    await s.guard(
+      "700 answers",
+      within("every query is answered", answered, (n) => n === 700 || socket.closed !== null, 60_000, 100),
+      65_000,
+    );
     const { refusals, ended } = socket.tally();
-    console.log(`700 ws queries in ${Date.now() - started} ms: ${ended} answered, refused ${JSON.stringify(byCode(refusals))}${socket.closed ? `, socket closed ${socket.closed.code}` : ""}`);
+    console.log(
+      `700 ws queries in ${Date.now() - started} ms: ${ended} answered, refused ${JSON.stringify(byCode(refusals))}${socket.closed ? `, socket closed ${socket.closed.code}` : ""}`,
+    );
     socket.close();
     await s.alive();
     expect(byCode(refusals).RATE_LIMITED ?? 0, "queries refused RATE_LIMITED").toBeGreaterThan(0);

@@ -16,8 +16,15 @@ const rowOf = (actor: Actor, entry: AuditInput) => ({
 });
 
 const insertAudits = rowInserter<ReturnType<typeof rowOf>>("audit_log", {
-  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", actor: "actor text", action: "action text",
-  targetType: "target_type text", targetId: "target_id text", requestId: "request_id text", changedFields: "changed_fields text[]",
+  id: "id uuid",
+  createdAt: "created_at timestamp(3)",
+  clientId: "client_id uuid",
+  actor: "actor text",
+  action: "action text",
+  targetType: "target_type text",
+  targetId: "target_id text",
+  requestId: "request_id text",
+  changedFields: "changed_fields text[]",
 });
 
 /** A write's entries as one statement (none: no statement). */

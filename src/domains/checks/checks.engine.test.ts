@@ -7,14 +7,19 @@ import { builtInProviders } from "./checks.providers.js";
 import { assessByType, checksForChange, riskAssessmentStatus, riskOf, statusAfterChecks } from "./checks.rules.js";
 
 const COMPLETE_SG = {
-  first_name: "Mei", last_name: "Lim", phone_number: "+6591234567", date_of_birth: "1988-03-04", nationality: "SG", country_of_residence: "SG",
+  first_name: "Mei",
+  last_name: "Lim",
+  phone_number: "+6591234567",
+  date_of_birth: "1988-03-04",
+  nationality: "SG",
+  country_of_residence: "SG",
   residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
 };
 /** OFAC SDN entry 10481: SOLEIMANI, Qasem, DOB 11 Mar 1957, nationality Iran */
 const LISTED = { first_name: "Qassem", last_name: "Suleimani", date_of_birth: "1957-03-11" };
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
-  for (const until = Date.now() + ms; ;) {
+  for (const until = Date.now() + ms; ; ) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
@@ -27,12 +32,18 @@ describe("check rules", () => {
   const latest = (...runs: [string, string][]) => new Map(runs.map(([type, status], i) => [type, { type, status, createdAt: at(i) }])) as never;
   it("moves status only once verification was submitted, and by the latest runs", () => {
     expect(statusAfterChecks("PENDING", latest(["SANCTIONS_SCREENING", "REJECTED"]))).toBeNull();
-    expect(statusAfterChecks("IN_REVIEW", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "REJECTED"]))).toEqual({ status: "REJECTED", kycStatus: "REJECTED" });
+    expect(statusAfterChecks("IN_REVIEW", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "REJECTED"]))).toEqual({
+      status: "REJECTED",
+      kycStatus: "REJECTED",
+    });
     expect(statusAfterChecks("ACTIVE", latest(["SANCTIONS_SCREENING", "REJECTED"]))).toEqual({ status: "SUSPENDED", kycStatus: "REJECTED" });
     expect(statusAfterChecks("ACTIVE", latest(["SANCTIONS_SCREENING", "CONSIDER"]))).toEqual({ status: "SUSPENDED", kycStatus: "NEEDS_REVIEW" });
     expect(statusAfterChecks("ACTIVE", latest(["KYC", "CONSIDER"]))).toEqual({ status: "ACTIVE", kycStatus: "NEEDS_REVIEW" });
     expect(statusAfterChecks("IN_REVIEW", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "CLEAR"], ["TRANSACTION_MONITORING", "QUEUED"]))).toBeNull();
-    expect(statusAfterChecks("SUSPENDED", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "CLEAR"], ["TRANSACTION_MONITORING", "CLEAR"]))).toEqual({ status: "ACTIVE", kycStatus: "APPROVED" });
+    expect(statusAfterChecks("SUSPENDED", latest(["KYC", "CLEAR"], ["SANCTIONS_SCREENING", "CLEAR"], ["TRANSACTION_MONITORING", "CLEAR"]))).toEqual({
+      status: "ACTIVE",
+      kycStatus: "APPROVED",
+    });
   });
   it("scores risk from the latest completed runs", () => {
     const run = (type: string, status: string, score = 0) => ({ type, status, createdAt: at(0), result: { score } }) as never;
@@ -45,7 +56,14 @@ describe("check rules", () => {
   });
   it("keeps a decision by a person or a provider standing: later automatic runs may raise it, never lower it", () => {
     const run = (status: string, created: number, completed: number | null, decidedBy: string | null = "SYSTEM", score = 0) =>
-      ({ type: "SANCTIONS_SCREENING", status, createdAt: at(created), completedAt: completed === null ? null : at(completed), decidedBy, result: { score } }) as never;
+      ({
+        type: "SANCTIONS_SCREENING",
+        status,
+        createdAt: at(created),
+        completedAt: completed === null ? null : at(completed),
+        decidedBy,
+        result: { score },
+      }) as never;
     const verdict = (...runs: never[]) => assessByType<any>(runs).get("SANCTIONS_SCREENING")!.verdict.status;
     const rejected = run("REJECTED", 1, 5, "OPERATOR", 1);
     expect(verdict(run("CLEAR", 1, 2), rejected, run("CLEAR", 6, 7))).toBe("REJECTED"); // a later automatic CLEAR does not lift it
@@ -61,7 +79,9 @@ describe("check rules", () => {
     expect(riskOf(assessed.flatMap((x) => x.weighed))).toEqual({ riskScore: 100, riskLevel: "HIGH" });
     expect(riskAssessmentStatus([rejected, run("CLEAR", 6, 7)])).toBe("REJECTED");
     // a rejection is lifted only by a person's decision
-    const allClear = new Map(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"].map((type) => [type, { type, status: "CLEAR", createdAt: at(0) }])) as never;
+    const allClear = new Map(
+      ["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"].map((type) => [type, { type, status: "CLEAR", createdAt: at(0) }]),
+    ) as never;
     expect(statusAfterChecks("REJECTED", allClear)).toBeNull();
     expect(statusAfterChecks("REJECTED", allClear, { byPerson: true })).toEqual({ status: "ACTIVE", kycStatus: "APPROVED" });
   });
@@ -81,15 +101,21 @@ describe.each(backends)("the check engine on %s", (backend) => {
   const user = async (id: string) => (await t.rest("GET", `/v2/users/${id}`, { key })).body;
   const settled = (id: string, what: (u: any) => boolean, label: string) => waitFor(() => user(id), what, label);
   /** A user's events of a type, once `ready` holds (catch-up waits for older transactions still open on the server). */
-  const eventsOf = (type: string, userId: string, ready: (e: any[]) => boolean) => waitFor(
-    async () => ((await t.rest("GET", `/v2/events?types=${type}&records_per_page=100`, { key })).body.data as any[]).filter((e) => e.data.user_id === userId), ready, type);
+  const eventsOf = (type: string, userId: string, ready: (e: any[]) => boolean) =>
+    waitFor(
+      async () => ((await t.rest("GET", `/v2/events?types=${type}&records_per_page=100`, { key })).body.data as any[]).filter((e) => e.data.user_id === userId),
+      ready,
+      type,
+    );
 
   async function completeUser(extra: Record<string, unknown> = {}) {
     const res = await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, email: `${randomUUID()}@example.com`, ...extra } });
     expect(res.status).toBe(201);
     const userId = res.body.user_id as string;
     for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)
-      await t.db.document.create({ data: { clientId, userId, documentType, fileName: "scan.pdf", mimeType: "application/pdf", sizeBytes: 1, sha256: "0".repeat(64) } });
+      await t.db.document.create({
+        data: { clientId, userId, documentType, fileName: "scan.pdf", mimeType: "application/pdf", sizeBytes: 1, sha256: "0".repeat(64) },
+      });
     await t.db.user.update({ where: { id: userId }, data: { phoneVerified: true } });
     return userId;
   }
@@ -128,7 +154,10 @@ describe.each(backends)("the check engine on %s", (backend) => {
     const userId = await activeUser();
     const runs = await t.db.checkRun.findMany({ where: { userId, trigger: "VERIFICATION" }, select: { id: true } });
     expect(runs).toHaveLength(3);
-    const completed = await t.db.auditEntry.findMany({ where: { action: "check.completed", targetId: { in: runs.map((r) => r.id) } }, select: { requestId: true } });
+    const completed = await t.db.auditEntry.findMany({
+      where: { action: "check.completed", targetId: { in: runs.map((r) => r.id) } },
+      select: { requestId: true },
+    });
     expect(completed).toHaveLength(3);
     expect(new Set(completed.map((a) => a.requestId)).size).toBe(1); // one job's write, not three
     // and the user was assessed in that same write, once
@@ -143,7 +172,11 @@ describe.each(backends)("the check engine on %s", (backend) => {
     const u = await settled(userId, (x) => x.status === "SUSPENDED", "SUSPENDED");
     expect(u).toMatchObject({ kyc_status: "REJECTED", risk_level: "HIGH", risk_score: 100, risk_assessment_status: "REJECTED" });
     const [latest] = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.filter((r: any) => r.type === "SANCTIONS_SCREENING");
-    expect(latest).toMatchObject({ status: "REJECTED", trigger: "USER_UPDATED", result: { matches: [expect.objectContaining({ entryId: "10481", name: "SOLEIMANI, Qasem" })] } });
+    expect(latest).toMatchObject({
+      status: "REJECTED",
+      trigger: "USER_UPDATED",
+      result: { matches: [expect.objectContaining({ entryId: "10481", name: "SOLEIMANI, Qasem" })] },
+    });
     expect(latest.result.score).toBeGreaterThanOrEqual(0.95);
     const levels = (await eventsOf("user.risk_level.updated", userId, (e) => e.at(-1)?.data.risk_level === "HIGH")).map((e) => e.data.risk_level);
     expect(levels.at(-1)).toBe("HIGH");
@@ -158,20 +191,30 @@ describe.each(backends)("the check engine on %s", (backend) => {
     expect((await t.rest("POST", `/v2/checks/${randomUUID()}/result`, { key: ADMIN_KEY, body: { status: "CLEAR" } })).status).toBe(404);
     const bad = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "QUEUED" } });
     expect(bad.status).toBe(400);
-    expect((await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "CONSIDER", score: 2 } })).body.errors[0].field).toBe("score");
+    expect((await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "CONSIDER", score: 2 } })).body.errors[0].field).toBe(
+      "score",
+    );
 
-    const alert = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, { key: ADMIN_KEY, body: { status: "CONSIDER", reasons: ["structuring"], score: 0.8 } });
+    const alert = await t.rest("POST", `/v2/checks/${tm.check_id}/result`, {
+      key: ADMIN_KEY,
+      body: { status: "CONSIDER", reasons: ["structuring"], score: 0.8 },
+    });
     expect(alert.status).toBe(200);
     expect(alert.body).toMatchObject({ check_id: tm.check_id, status: "CONSIDER", result: { score: 0.8, reasons: ["structuring"], provider: "upstream" } });
     expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "NEEDS_REVIEW", risk_level: "HIGH", risk_score: 80 });
 
     // a later monitoring run (the address changed) still carries the open alert
     await t.rest("PUT", `/v2/users/${userId}`, { key, body: { residential_address: { ...COMPLETE_SG.residential_address, line1: "2 Marina Blvd" } } });
-    const rerun = await waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
-      (r) => r.check_id !== tm.check_id && r.status !== "QUEUED" && r.status !== "RUNNING", "the monitoring rerun");
+    const rerun = await waitFor(
+      async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
+      (r) => r.check_id !== tm.check_id && r.status !== "QUEUED" && r.status !== "RUNNING",
+      "the monitoring rerun",
+    );
     expect(rerun).toMatchObject({ status: "CONSIDER", result: { reasons: expect.arrayContaining(["upstream_alert_open", "upstream:structuring"]) } });
 
-    const gql = await t.gql(ADMIN_KEY, `mutation($input: RecordCheckResultInput!) { recordCheckResult(input: $input) { id status result { provider } } }`, { input: { checkId: rerun.check_id, status: "CLEAR" } });
+    const gql = await t.gql(ADMIN_KEY, `mutation($input: RecordCheckResultInput!) { recordCheckResult(input: $input) { id status result { provider } } }`, {
+      input: { checkId: rerun.check_id, status: "CLEAR" },
+    });
     expect(gql.data.recordCheckResult).toMatchObject({ id: rerun.check_id, status: "CLEAR", result: { provider: "upstream" } });
     expect(await user(userId)).toMatchObject({ status: "ACTIVE", kyc_status: "APPROVED", risk_level: "LOW" });
   });
@@ -179,8 +222,12 @@ describe.each(backends)("the check engine on %s", (backend) => {
   it("weighs jurisdictions: FATF call for action → CONSIDER, increased monitoring → MEDIUM", async () => {
     const kp = await completeUser({ nationality: "KP" });
     const vn = await completeUser({ nationality: "VN" });
-    const tmOf = (id: string) => waitFor(async () => (await t.rest("GET", `/v2/users/${id}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
-      (r) => r?.completed_at, "monitoring");
+    const tmOf = (id: string) =>
+      waitFor(
+        async () => (await t.rest("GET", `/v2/users/${id}/checks`, { key })).body.data.find((r: any) => r.type === "TRANSACTION_MONITORING"),
+        (r) => r?.completed_at,
+        "monitoring",
+      );
     expect(await tmOf(kp)).toMatchObject({ status: "CONSIDER", result: { score: 0.9, reasons: ["jurisdiction_call_for_action:nationality:KP"] } });
     expect(await tmOf(vn)).toMatchObject({ status: "CLEAR", result: { score: 0.5 } });
     await settled(vn, (u) => u.risk_level === "MEDIUM", "MEDIUM");
@@ -194,8 +241,12 @@ describe.each(backends)("the check engine on %s", (backend) => {
     const run = checkId ?? runs.find((r: any) => r.type === "SANCTIONS_SCREENING").check_id;
     return t.rest("POST", `/v2/checks/${run}/result`, { key: ADMIN_KEY, body: { status, ...extra } });
   }
-  const screeningDone = (userId: string, checkId: string) => waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === checkId),
-    (r) => r && r.status !== "QUEUED" && r.status !== "RUNNING", "the new screening");
+  const screeningDone = (userId: string, checkId: string) =>
+    waitFor(
+      async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === checkId),
+      (r) => r && r.status !== "QUEUED" && r.status !== "RUNNING",
+      "the new screening",
+    );
   const HELD = { status: "SUSPENDED", kyc_status: "REJECTED", risk_level: "HIGH", risk_score: 100, risk_assessment_status: "REJECTED" };
 
   it("keeps an operator's REJECTED when the client asks for a new screening, which comes back CLEAR", async () => {
@@ -211,8 +262,12 @@ describe.each(backends)("the check engine on %s", (backend) => {
     await t.checksSettled();
     const held = await user(userId);
     expect(held).toMatchObject(HELD);
-    expect(held.standing_decisions).toEqual([{ check_id: posted.body.check_id, type: "SANCTIONS_SCREENING", status: "REJECTED", decided_by: "OPERATOR", decided_at: expect.any(String) }]);
-    const gql = await t.gql(key, `query($id: ID!) { user(id: $id) { status standingDecisions { checkId decidedBy } checks { id decidedBy } } }`, { id: userId });
+    expect(held.standing_decisions).toEqual([
+      { check_id: posted.body.check_id, type: "SANCTIONS_SCREENING", status: "REJECTED", decided_by: "OPERATOR", decided_at: expect.any(String) },
+    ]);
+    const gql = await t.gql(key, `query($id: ID!) { user(id: $id) { status standingDecisions { checkId decidedBy } checks { id decidedBy } } }`, {
+      id: userId,
+    });
     expect(gql.data.user.standingDecisions).toEqual([{ checkId: posted.body.check_id, decidedBy: "OPERATOR" }]);
     expect(gql.data.user.checks.find((c: any) => c.id === posted.body.check_id).decidedBy).toBe("OPERATOR");
 
@@ -247,7 +302,8 @@ describe.each(backends)("the check engine on %s", (backend) => {
     expect((await t.rest("POST", "/v2/users/verify", { key, body: { user_id: userId } })).status).toBe(202);
     await t.checksSettled();
     expect(await user(userId)).toMatchObject({ status: "IN_REVIEW", kyc_status: "NEEDS_REVIEW" });
-    const newest = async (type: "SANCTIONS_SCREENING" | "TRANSACTION_MONITORING") => (await t.db.checkRun.findFirstOrThrow({ where: { userId, type }, orderBy: { createdAt: "desc" } })).id;
+    const newest = async (type: "SANCTIONS_SCREENING" | "TRANSACTION_MONITORING") =>
+      (await t.db.checkRun.findFirstOrThrow({ where: { userId, type }, orderBy: { createdAt: "desc" } })).id;
     expect((await decide(userId, "REJECTED", {}, await newest("SANCTIONS_SCREENING"))).status).toBe(200);
     expect(await user(userId)).toMatchObject({ status: "REJECTED", kyc_status: "REJECTED" });
     expect((await decide(userId, "CLEAR", {}, await newest("SANCTIONS_SCREENING"))).status).toBe(200);
@@ -261,27 +317,43 @@ describe.each(backends)("the check engine on %s", (backend) => {
     const res = await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: { type: "SANCTIONS_SCREENING" } });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ type: "SANCTIONS_SCREENING", trigger: "MANUAL", user_id: userId });
-    await waitFor(async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === res.body.check_id), (r) => r.status === "CLEAR", "the manual run");
+    await waitFor(
+      async () => (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.check_id === res.body.check_id),
+      (r) => r.status === "CLEAR",
+      "the manual run",
+    );
     expect((await t.rest("POST", `/v2/users/${userId}/checks`, { key, body: { type: "NOPE" } })).status).toBe(400);
   });
 });
 
 describe("coalescing (jobs not worked)", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { JOBS: "0" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { JOBS: "0" });
+  });
   afterAll(() => t?.stop());
 
   it("keeps one queued run per type however many changes come before it runs; a document change queues KYC", async () => {
     const { key } = await t.createClient("Busy");
     const userId = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Ana", last_name: "Silva", email: "ana@example.com" } })).body.user_id;
-    for (const last_name of ["Silva Costa", "Costa", "Souza"]) expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: { last_name } })).status).toBe(200);
+    for (const last_name of ["Silva Costa", "Costa", "Souza"])
+      expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: { last_name } })).status).toBe(200);
     await t.rest("PUT", `/v2/users/${userId}`, { key, body: { country_of_residence: "GB" } });
     const runs = await t.db.checkRun.findMany({ where: { userId } });
     expect(runs.map((r) => r.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
     expect(runs.every((r) => r.status === "QUEUED")).toBe(true);
     expect(await t.app.services.jobs.boss.findJobs("checks.run", { queued: true })).toHaveLength(1); // one job for the runs a change queued
     const upload = await t.rest("POST", "/v2/users/authentications/documents", {
-      key, body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG_BASE64 } },
+      key,
+      body: {
+        user_id: userId,
+        document_type: "PASSPORT",
+        document_number: "E1234567",
+        issuing_country: "SG",
+        issue_date: "2020-01-15",
+        expiry_date: "2030-01-14",
+        file: { file_name: "p.png", mime_type: "image/png", content_base64: PNG_BASE64 },
+      },
     });
     expect(upload.status).toBe(201);
     expect(await t.db.checkRun.count({ where: { userId } })).toBe(3);
@@ -299,15 +371,17 @@ describe("coalescing (jobs not worked)", () => {
   });
 });
 
-
 describe.each(backends)("settling many users at once (%s, jobs not worked)", (backend) => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(backend, { JOBS: "0" }); });
+  beforeAll(async () => {
+    t = await startTestApp(backend, { JOBS: "0" });
+  });
   afterAll(() => t?.stop());
 
   it("works the runs of many users in the same number of statements as those of two, each user settled and every run's event raised", async () => {
     const { key } = await t.createClient("Burst");
-    const signUp = async (i: number) => (await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, email: `burst-${i}@example.com` } })).body.user_id as string;
+    const signUp = async (i: number) =>
+      (await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, email: `burst-${i}@example.com` } })).body.user_id as string;
     const users: string[] = [];
     for (let i = 0; i < 8; i++) users.push(await signUp(i));
     const runsOf = async (ids: string[]) => (await t.db.checkRun.findMany({ where: { userId: { in: ids } }, select: { id: true } })).map((r) => r.id);

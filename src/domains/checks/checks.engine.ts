@@ -21,8 +21,17 @@ import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type CheckOutcome
 const CHECK_RUN_JOB = "checks.run";
 
 const insertRuns = rowInserter<CheckRun>("check_runs", {
-  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", userId: "user_id uuid", type: `type "CheckType"`,
-  trigger: `trigger "CheckTrigger"`, status: `status "CheckStatus"`, result: "result jsonb", decidedBy: `decided_by "CheckDecider"`, startedAt: "started_at timestamp(3)", completedAt: "completed_at timestamp(3)",
+  id: "id uuid",
+  createdAt: "created_at timestamp(3)",
+  clientId: "client_id uuid",
+  userId: "user_id uuid",
+  type: `type "CheckType"`,
+  trigger: `trigger "CheckTrigger"`,
+  status: `status "CheckStatus"`,
+  result: "result jsonb",
+  decidedBy: `decided_by "CheckDecider"`,
+  startedAt: "started_at timestamp(3)",
+  completedAt: "completed_at timestamp(3)",
 });
 
 /**
@@ -32,16 +41,44 @@ const insertRuns = rowInserter<CheckRun>("check_runs", {
  * queued, so a change is never judged on data read before it. One statement of its own (the reuse);
  * the new runs and their job go with the write's other effects.
  */
-export async function enqueueChecks(write: Write, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): Promise<CheckRun[]> {
+export async function enqueueChecks(
+  write: Write,
+  target: { clientId: string; userId: string },
+  types: readonly CheckType[],
+  trigger: CheckTrigger,
+): Promise<CheckRun[]> {
   if (!types.length) return [];
-  const reused = await write.tx.checkRun.updateManyAndReturn({ where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" }, data: { trigger } });
-  const created = queueFreshChecks(write, target, types.filter((type) => !reused.some((run) => run.type === type)), trigger);
+  const reused = await write.tx.checkRun.updateManyAndReturn({
+    where: { userId: target.userId, type: { in: [...types] }, status: "QUEUED" },
+    data: { trigger },
+  });
+  const created = queueFreshChecks(
+    write,
+    target,
+    types.filter((type) => !reused.some((run) => run.type === type)),
+    trigger,
+  );
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
 }
 
 /** New runs of `types` and their one job, as effects of the write (a user just created has nothing to reuse). */
-export function queueFreshChecks(effects: Effects, target: { clientId: string; userId: string }, types: readonly CheckType[], trigger: CheckTrigger): CheckRun[] {
-  const created: CheckRun[] = types.map((type) => ({ ...freshRow(), ...target, type, trigger, status: "QUEUED", result: null, decidedBy: null, startedAt: null, completedAt: null }));
+export function queueFreshChecks(
+  effects: Effects,
+  target: { clientId: string; userId: string },
+  types: readonly CheckType[],
+  trigger: CheckTrigger,
+): CheckRun[] {
+  const created: CheckRun[] = types.map((type) => ({
+    ...freshRow(),
+    ...target,
+    type,
+    trigger,
+    status: "QUEUED",
+    result: null,
+    decidedBy: null,
+    startedAt: null,
+    completedAt: null,
+  }));
   effects.insert(insertRuns(created));
   // one job for the runs a change queues: worked as one (runChecks), the user settled once
   if (created.length) effects.enqueueMany(CHECK_RUN_JOB, [{ data: { checkIds: created.map((run) => run.id) }, singletonKey: created[0]!.id }]);
@@ -50,12 +87,38 @@ export function queueFreshChecks(effects: Effects, target: { clientId: string; u
 
 /** A run as events and webhooks show it (REST names). */
 const checkView = (run: CheckRun) => ({
-  check_id: run.id, type: run.type, status: run.status, trigger: run.trigger, result: run.result, decided_by: run.decidedBy,
-  created_at: run.createdAt.toISOString(), completed_at: run.completedAt?.toISOString() ?? null,
+  check_id: run.id,
+  type: run.type,
+  status: run.status,
+  trigger: run.trigger,
+  result: run.result,
+  decided_by: run.decidedBy,
+  created_at: run.createdAt.toISOString(),
+  completed_at: run.completedAt?.toISOString() ?? null,
 });
 
-const USER_STATE = { id: true, clientId: true, externalId: true, status: true, kycStatus: true, riskLevel: true, riskScore: true, version: true, updatedAt: true } as const;
-type UserState = { id: string; clientId: string; externalId: string | null; status: string; kycStatus: string; riskLevel: string | null; riskScore: number | null; version: number; updatedAt: Date };
+const USER_STATE = {
+  id: true,
+  clientId: true,
+  externalId: true,
+  status: true,
+  kycStatus: true,
+  riskLevel: true,
+  riskScore: true,
+  version: true,
+  updatedAt: true,
+} as const;
+type UserState = {
+  id: string;
+  clientId: string;
+  externalId: string | null;
+  status: string;
+  kycStatus: string;
+  riskLevel: string | null;
+  riskScore: number | null;
+  version: number;
+  updatedAt: Date;
+};
 const USER_STATE_COLUMNS = `id::text, client_id::text as "clientId", external_id as "externalId", status::text, kyc_status::text as "kycStatus",
   risk_level::text as "riskLevel", risk_score as "riskScore", version, updated_at as "updatedAt"`;
 /** USER_STATE of several users read under their rows' locks, taken in id order (two settlements never wait on each other in a circle) */
@@ -68,7 +131,13 @@ const MOVE_USERS = `update users u set status = m.status, kyc_status = m.kyc_sta
 
 /** The user's state in events: what moved, never personal data (the consumer reads the user for that). */
 const userView = (u: Omit<UserState, "version">) => ({
-  user_id: u.id, external_id: u.externalId, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, updated_at: u.updatedAt.toISOString(),
+  user_id: u.id,
+  external_id: u.externalId,
+  status: u.status,
+  kyc_status: u.kycStatus,
+  risk_level: u.riskLevel,
+  risk_score: u.riskScore,
+  updated_at: u.updatedAt.toISOString(),
 });
 
 /** `userView` of the user as the write `tx` sees it. */
@@ -100,13 +169,30 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
   for (const id of ids) {
     const user = users.find((u) => u.id === id);
     if (!user) throw new Error(`user ${id} of completed runs is gone`);
-    const after = settlementOf(user, assessedRuns.filter((run) => run.userId === id), done.filter((run) => run.userId === id));
+    const after = settlementOf(
+      user,
+      assessedRuns.filter((run) => run.userId === id),
+      done.filter((run) => run.userId === id),
+    );
     if (after !== user) moves.push(after);
-    raiseSettled(write, user, after, done.filter((run) => run.userId === id));
+    raiseSettled(
+      write,
+      user,
+      after,
+      done.filter((run) => run.userId === id),
+    );
     settled.set(id, after);
   }
   if (moves.length) {
-    const rows = moves.map((u) => ({ id: u.id, status: u.status, kyc_status: u.kycStatus, risk_level: u.riskLevel, risk_score: u.riskScore, version: u.version, updated_at: u.updatedAt }));
+    const rows = moves.map((u) => ({
+      id: u.id,
+      status: u.status,
+      kyc_status: u.kycStatus,
+      risk_level: u.riskLevel,
+      risk_score: u.riskScore,
+      version: u.version,
+      updated_at: u.updatedAt,
+    }));
     await tx.$executeRawUnsafe(MOVE_USERS, JSON.stringify(rows));
   }
   return settled;
@@ -138,9 +224,16 @@ function raiseSettled(write: Write, user: UserState, after: UserState, done: Che
   const changed = (["status", "kycStatus", "riskLevel", "riskScore"] as const).filter((field) => after[field] !== user[field]);
   if (changed.length) audit({ action: "user.risk_assessed", targetType: "user", targetId: user.id, changedFields: changed });
   for (const run of done) emit(CHECK_EVENT[run.type], user.clientId, { userId: user.id, check: checkView(run), user: userView(after) });
-  if (after.status !== user.status) emit("user.status.updated", user.clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
+  if (after.status !== user.status)
+    emit("user.status.updated", user.clientId, { userId: user.id, status: after.status, previousStatus: user.status, user: userView(after) });
   if (after.riskLevel !== user.riskLevel)
-    emit("user.risk_level.updated", user.clientId, { userId: user.id, riskLevel: after.riskLevel, previousRiskLevel: user.riskLevel, riskScore: after.riskScore, user: userView(after) });
+    emit("user.risk_level.updated", user.clientId, {
+      userId: user.id,
+      riskLevel: after.riskLevel,
+      previousRiskLevel: user.riskLevel,
+      riskScore: after.riskScore,
+      user: userView(after),
+    });
 }
 
 export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
@@ -178,8 +271,13 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   if (!runs.length) return null;
   const owners = new Map(runs.map((run) => [run.userId, run.clientId]));
   // the users read by id (users.reads.ts): concurrent reads are one statement
-  const subjects = new Map(await Promise.all([...owners].map(async ([userId, clientId]) => [userId, await readUserById(deps.db, clientId, userId, { select: SUBJECT })] as const)));
-  const alerts = await openAlerts(deps.db, runs.filter((run) => run.type === "TRANSACTION_MONITORING").map((run) => run.userId));
+  const subjects = new Map(
+    await Promise.all([...owners].map(async ([userId, clientId]) => [userId, await readUserById(deps.db, clientId, userId, { select: SUBJECT })] as const)),
+  );
+  const alerts = await openAlerts(
+    deps.db,
+    runs.filter((run) => run.type === "TRANSACTION_MONITORING").map((run) => run.userId),
+  );
   // a user erased with its runs meanwhile has nothing left to settle
   const live = runs.filter((run) => subjects.get(run.userId));
   const outcomes: CheckOutcome[] = [];
@@ -188,7 +286,11 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
     // a provider's work is the process's own CPU (screening): requests are answered between runs, not after a whole batch
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return completeRuns(deps, live.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })), { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" });
+  return completeRuns(
+    deps,
+    live.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })),
+    { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" },
+  );
 }
 
 async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object): Promise<CheckOutcome> {
@@ -225,7 +327,13 @@ async function completeRuns(deps: WriteDeps, completions: Completion[], options:
   if (!completions.length) return null;
   return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId }, async (write) => {
     const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
-    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), new Date().toISOString(), options.from, options.decidedBy);
+    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(
+      RECORD_OUTCOMES,
+      JSON.stringify(outcomes),
+      new Date().toISOString(),
+      options.from,
+      options.decidedBy,
+    );
     // in the order the outcomes came, as their events go out
     const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;
@@ -251,7 +359,14 @@ export function defineCheckRunner(deps: CheckEngineDeps & { jobs: Jobs; expireIn
       concurrency: 4,
       run: (job) => runChecks(deps, runsOf(job.data)),
       // a burst's jobs (many users') are settled together: one write, a fixed number of statements
-      together: { size: 50, run: (jobs) => runChecks(deps, jobs.flatMap((job) => runsOf(job.data))) },
+      together: {
+        size: 50,
+        run: (jobs) =>
+          runChecks(
+            deps,
+            jobs.flatMap((job) => runsOf(job.data)),
+          ),
+      },
     },
   });
 }

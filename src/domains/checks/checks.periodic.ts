@@ -18,15 +18,24 @@ const PAGE = 500;
 
 /** Each country's interval in days from the rule set in force (DEFAULT for the rest). */
 export async function rescreeningIntervals(db: Db, now: Date): Promise<{ byCountry: Record<string, number>; fallback: number }> {
-  const rows = await db.complianceRuleSet.findMany({ where: { effectiveFrom: { lte: now } }, orderBy: [{ country: "asc" }, { version: "desc" }], select: { country: true, body: true } });
+  const rows = await db.complianceRuleSet.findMany({
+    where: { effectiveFrom: { lte: now } },
+    orderBy: [{ country: "asc" }, { version: "desc" }],
+    select: { country: true, body: true },
+  });
   const byCountry: Record<string, number> = {};
   for (const row of rows) byCountry[row.country] ??= (row.body as RuleSetBody).rescreening_interval_days;
   return { byCountry, fallback: byCountry[DEFAULT_COUNTRY] ?? 365 };
 }
 
 /** One page of due users (ids after `after`), oldest screening first within the page's id order. */
-export async function findDueUsers(db: Db, now: Date, after: string | null, limit = PAGE,
-  intervals?: Awaited<ReturnType<typeof rescreeningIntervals>>): Promise<{ id: string; clientId: string }[]> {
+export async function findDueUsers(
+  db: Db,
+  now: Date,
+  after: string | null,
+  limit = PAGE,
+  intervals?: Awaited<ReturnType<typeof rescreeningIntervals>>,
+): Promise<{ id: string; clientId: string }[]> {
   const { byCountry, fallback } = intervals ?? (await rescreeningIntervals(db, now));
   return db.$queryRawUnsafe<{ id: string; clientId: string }[]>(
     `select u.id::text as id, u.client_id::text as "clientId" from users u
@@ -34,7 +43,12 @@ export async function findDueUsers(db: Db, now: Date, after: string | null, limi
        and coalesce((select max(c.created_at) from check_runs c where c.user_id = u.id and c.type = 'SANCTIONS_SCREENING'), '-infinity'::timestamp)
            < $1::timestamp - make_interval(days => coalesce(($2::jsonb ->> u.country_of_residence)::int, $3::int))
      order by u.id limit $5`,
-    now, JSON.stringify(byCountry), fallback, after, limit);
+    now,
+    JSON.stringify(byCountry),
+    fallback,
+    after,
+    limit,
+  );
 }
 
 export type PeriodicDeps = WriteDeps & { logger: Logger };
@@ -47,9 +61,14 @@ export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date()) {
   for (;;) {
     const users = await findDueUsers(deps.db, now, after, PAGE, intervals);
     if (!users.length) break;
-    await deps.transact({ principal: OPERATOR, requestId: "periodic-checks" }, async (write) => {
-      for (const user of users) await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
-    }, { timeout: 60_000 });
+    await deps.transact(
+      { principal: OPERATOR, requestId: "periodic-checks" },
+      async (write) => {
+        for (const user of users)
+          await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
+      },
+      { timeout: 60_000 },
+    );
     due += users.length;
     after = users.at(-1)!.id;
   }
@@ -63,6 +82,8 @@ export function definePeriodicChecks(deps: PeriodicDeps & { jobs: Jobs }, cron: 
     name: PERIODIC_CHECKS_JOB,
     queue: { retryLimit: 2, retryDelay: 60, expireInSeconds: 900 },
     schedule: cron,
-    work: async () => { await runPeriodicChecks(deps); },
+    work: async () => {
+      await runPeriodicChecks(deps);
+    },
   });
 }

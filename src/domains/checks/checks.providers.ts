@@ -34,7 +34,9 @@ function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvi
       const owed = await requirementsOf(deps, subject);
       const reasons = [...owed.currentlyDue.map((f) => `due:${f}`), ...owed.errors.map((e) => `invalid:${e.field}`)];
       const provider = `rules:${owed.rules.country}@v${owed.rules.version}`;
-      return reasons.length ? { status: "CONSIDER", score: 0.4, reasons, matches: [], provider } : { status: "CLEAR", score: 0, reasons: ["requirements_met"], matches: [], provider };
+      return reasons.length
+        ? { status: "CONSIDER", score: 0.4, reasons, matches: [], provider }
+        : { status: "CLEAR", score: 0, reasons: ["requirements_met"], matches: [], provider };
     },
   };
 }
@@ -47,10 +49,16 @@ function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckProvider {
       const list = await watchlist();
       const provider = list.version.id;
       if (!subject.firstName && !subject.lastName) return { status: "ERROR", score: 0, reasons: ["name_missing"], matches: [], provider };
-      const result = screenPerson({
-        firstName: subject.firstName ?? "", middleName: subject.middleName, lastName: subject.lastName ?? "",
-        dateOfBirth: subject.dateOfBirth ? subject.dateOfBirth.toISOString().slice(0, 10) : null, nationality: subject.nationality,
-      }, list);
+      const result = screenPerson(
+        {
+          firstName: subject.firstName ?? "",
+          middleName: subject.middleName,
+          lastName: subject.lastName ?? "",
+          dateOfBirth: subject.dateOfBirth ? subject.dateOfBirth.toISOString().slice(0, 10) : null,
+          nationality: subject.nationality,
+        },
+        list,
+      );
       const reasons = result.matches[0]?.reasons ?? ["no_match"];
       return { status: result.status, score: result.score, reasons, matches: result.matches, provider };
     },
@@ -84,7 +92,10 @@ function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProvider {
     type: "TRANSACTION_MONITORING",
     async run(subject) {
       let outcome: CheckOutcome = { status: "CLEAR", score: 0, reasons: [], matches: [], provider: `fatf@${risk.publishedOn}` };
-      for (const [field, country] of [["nationality", subject.nationality], ["country_of_residence", subject.countryOfResidence]] as const) {
+      for (const [field, country] of [
+        ["nationality", subject.nationality],
+        ["country_of_residence", subject.countryOfResidence],
+      ] as const) {
         const list = country ? risk.lists.find((l) => l.countries.has(country)) : undefined;
         if (!list) continue;
         outcome.reasons.push(`jurisdiction_${list.name}:${field}:${country}`);

@@ -14,7 +14,8 @@ type Run = { type: CheckType; status: CheckStatus; createdAt: Date; completedAt?
  */
 export const ASSESSED_CHECKS = {
   select: { id: true as const, type: true as const, status: true as const, createdAt: true as const, completedAt: true as const, decidedBy: true as const },
-  orderBy: { createdAt: "desc" as const }, distinct: ["type" as const, "decidedBy" as const],
+  orderBy: { createdAt: "desc" as const },
+  distinct: ["type" as const, "decidedBy" as const],
 };
 
 /**
@@ -73,12 +74,21 @@ export function assessByType<R extends Run>(runs: readonly R[]): Map<CheckType, 
     const own = runs.filter((r) => r.type === type);
     const latestCompleted = latestByType(own.filter((r) => !isPending(r))).get(type) ?? null;
     const standing = PERSON_FIRST.map((by) => latestByType(own.filter((r) => r.decidedBy === by)).get(type)).find(Boolean) ?? null;
-    if (!standing) { out.set(type, { standing, verdict: latest, weighed: latestCompleted ? [latestCompleted] : [] }); continue; }
+    if (!standing) {
+      out.set(type, { standing, verdict: latest, weighed: latestCompleted ? [latestCompleted] : [] });
+      continue;
+    }
     // a run the decision was made after (the person saw it) is superseded; one completed since, or still to complete, is not
     const since = (run: R | null): run is R => !!run && run !== standing && (isPending(run) || timeOf(run.completedAt) > timeOf(standing.completedAt));
-    const verdict = !since(latest) ? standing
-      : isPending(latest) ? (standing.status === "REJECTED" ? standing : latest)
-      : SEVERITY[latest.status] > SEVERITY[standing.status] ? latest : standing;
+    const verdict = !since(latest)
+      ? standing
+      : isPending(latest)
+        ? standing.status === "REJECTED"
+          ? standing
+          : latest
+        : SEVERITY[latest.status] > SEVERITY[standing.status]
+          ? latest
+          : standing;
     out.set(type, { standing, verdict, weighed: since(latestCompleted) ? [standing, latestCompleted] : [standing] });
   }
   return out;
@@ -95,10 +105,16 @@ const scoreOf = (run: Completed) => Number((run.result as { score?: unknown } | 
 export function riskOf(latest: Iterable<Completed>): { riskScore: number; riskLevel: "LOW" | "MEDIUM" | "HIGH" } | null {
   let riskScore: number | null = null;
   for (const run of latest) {
-    const part = run.status === "REJECTED" ? 100
-      : run.status === "CONSIDER" ? Math.max(run.type === "KYC" ? 0 : 70, Math.round(scoreOf(run) * 100))
-      : run.status === "CLEAR" && run.type === "TRANSACTION_MONITORING" ? Math.round(scoreOf(run) * 100)
-      : run.status === "CLEAR" ? 0 : null;
+    const part =
+      run.status === "REJECTED"
+        ? 100
+        : run.status === "CONSIDER"
+          ? Math.max(run.type === "KYC" ? 0 : 70, Math.round(scoreOf(run) * 100))
+          : run.status === "CLEAR" && run.type === "TRANSACTION_MONITORING"
+            ? Math.round(scoreOf(run) * 100)
+            : run.status === "CLEAR"
+              ? 0
+              : null;
     if (part !== null) riskScore = Math.max(riskScore ?? 0, Math.min(100, part));
   }
   if (riskScore === null) return null;
@@ -116,7 +132,11 @@ type KycValue = "NOT_STARTED" | "PENDING" | "APPROVED" | "NEEDS_REVIEW" | "REJEC
  * who has not submitted verification (PENDING) or is closed keeps its status; only its risk moves.
  * A rejected user stays rejected unless a person (`byPerson`: an operator's result) clears it.
  */
-export function statusAfterChecks(status: UserStatusValue, verdicts: Map<CheckType, Completed>, { byPerson = false } = {}): { status: UserStatusValue; kycStatus: KycValue } | null {
+export function statusAfterChecks(
+  status: UserStatusValue,
+  verdicts: Map<CheckType, Completed>,
+  { byPerson = false } = {},
+): { status: UserStatusValue; kycStatus: KycValue } | null {
   if (status === "PENDING" || status === "CLOSED") return null;
   const runs = [...verdicts.values()];
   const allClear = CHECK_TYPES.every((type) => verdicts.get(type)?.status === "CLEAR");
@@ -140,7 +160,8 @@ export function checksForChange(fields: readonly string[]): CheckType[] {
   const information = fields.filter((f) => !NOT_INFORMATION.has(f));
   if (!information.length) return [];
   return CHECK_TYPES.filter((type) =>
-    type === "KYC" ? true : type === "SANCTIONS_SCREENING" ? information.some((f) => SCREENED_FIELDS.has(f)) : information.some((f) => PROFILE_FIELDS.has(f)));
+    type === "KYC" ? true : type === "SANCTIONS_SCREENING" ? information.some((f) => SCREENED_FIELDS.has(f)) : information.some((f) => PROFILE_FIELDS.has(f)),
+  );
 }
 
 /** The event a completed run of a type raises. */

@@ -19,7 +19,8 @@ builder.enumType(CheckStatus, { name: "CheckStatus" });
 builder.enumType(CheckTrigger, { name: "CheckTrigger" });
 builder.enumType(CheckDecider, {
   name: "CheckDecider",
-  description: "Who made a run's result: SYSTEM, a provider's automatic run; OPERATOR, a person (a result posted with the operator key); PROVIDER, an upstream provider's own confirmed decision (posted)",
+  description:
+    "Who made a run's result: SYSTEM, a provider's automatic run; OPERATOR, a person (a result posted with the operator key); PROVIDER, an upstream provider's own confirmed decision (posted)",
 });
 
 type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string };
@@ -27,8 +28,17 @@ const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   fields: (t) => ({
     score: t.float({ nullable: true, resolve: (r) => r.score ?? null }),
     reasons: t.stringList({ resolve: (r) => r.reasons ?? [] }),
-    matches: t.field({ type: ["JSON"], description: "Provider matches (e.g. watchlist entries), as the provider reports them", resolve: (r) => r.matches ?? [] }),
-    provider: t.string({ nullable: true, description: "Who decided: a built-in provider and its data version (ofac-sdn-2024-05-03+…, rules:SG@v1, fatf@2025-10-24), or upstream for a posted result", resolve: (r) => r.provider ?? null }),
+    matches: t.field({
+      type: ["JSON"],
+      description: "Provider matches (e.g. watchlist entries), as the provider reports them",
+      resolve: (r) => r.matches ?? [],
+    }),
+    provider: t.string({
+      nullable: true,
+      description:
+        "Who decided: a built-in provider and its data version (ofac-sdn-2024-05-03+…, rules:SG@v1, fatf@2025-10-24), or upstream for a posted result",
+      resolve: (r) => r.provider ?? null,
+    }),
   }),
 });
 
@@ -42,8 +52,10 @@ const CheckRun = builder.prismaObject("CheckRun", {
     status: t.expose("status", { type: CheckStatus }),
     trigger: t.expose("trigger", { type: CheckTrigger }),
     decidedBy: t.expose("decidedBy", {
-      type: CheckDecider, nullable: true,
-      description: "Who made the result (null while queued or running). A result by OPERATOR or PROVIDER stands: later automatic runs may raise the user's risk, never lower it",
+      type: CheckDecider,
+      nullable: true,
+      description:
+        "Who made the result (null while queued or running). A result by OPERATOR or PROVIDER stands: later automatic runs may raise the user's risk, never lower it",
     }),
     result: t.field({ type: CheckResult, nullable: true, extensions: ownColumns({ result: true }), resolve: (c) => (c.result as Result | null) ?? null }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -51,15 +63,18 @@ const CheckRun = builder.prismaObject("CheckRun", {
   }),
 });
 
-builder.prismaObjectField(User, "checks", (t) => t.relation("checks", {
-  description: "The user's check runs, newest first",
-  args: { first: relationFirst(t.arg) },
-  query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(first) }),
-}));
+builder.prismaObjectField(User, "checks", (t) =>
+  t.relation("checks", {
+    description: "The user's check runs, newest first",
+    args: { first: relationFirst(t.arg) },
+    query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(first) }),
+  }),
+);
 
 type Assessed = { id: string; type: CheckType; status: CheckStatus; createdAt: Date; completedAt: Date | null; decidedBy: CheckDecider | null };
 const StandingDecision = builder.objectRef<Assessed>("StandingDecision").implement({
-  description: "A check result by a person (OPERATOR) or an upstream provider (PROVIDER) that stands for its type: later automatic runs may raise the user's risk, never lower what it set",
+  description:
+    "A check result by a person (OPERATOR) or an upstream provider (PROVIDER) that stands for its type: later automatic runs may raise the user's risk, never lower what it set",
   fields: (t) => ({
     checkId: t.exposeID("id", { description: "The run the decision was posted on" }),
     type: t.field({ type: CheckType, resolve: (d) => d.type }),
@@ -69,19 +84,28 @@ const StandingDecision = builder.objectRef<Assessed>("StandingDecision").impleme
   }),
 });
 
-builder.prismaObjectField(User, "standingDecisions", (t) => t.field({
-  type: [StandingDecision], description: "Why the user's status, kyc_status and risk hold: the decision that stands for each check type that has one",
-  extensions: costs({ listSize: CHECK_TYPES.length }), // one a check type at most
-  select: { checks: ASSESSED_CHECKS },
-  resolve: (u) => [...assessByType(u.checks as Assessed[]).values()].flatMap((a) => (a.standing ? [a.standing] : [])),
-}));
+builder.prismaObjectField(User, "standingDecisions", (t) =>
+  t.field({
+    type: [StandingDecision],
+    description: "Why the user's status, kyc_status and risk hold: the decision that stands for each check type that has one",
+    extensions: costs({ listSize: CHECK_TYPES.length }), // one a check type at most
+    select: { checks: ASSESSED_CHECKS },
+    resolve: (u) => [...assessByType(u.checks as Assessed[]).values()].flatMap((a) => (a.standing ? [a.standing] : [])),
+  }),
+);
 
-builder.queryField("checks", (t) => t.connection({
-  type: CheckRun, authScopes: { scope: "users:read" },
-  description: "A user's check runs, newest first",
-  args: { userId: t.arg.id({ required: true }) },
-  resolve: listResolver<{ userId: string | number }>("CheckRun", (ctx, args, query) => findChecks(ctx, String(args.userId), query)),
-}, withTotalCount("CheckRunConnection")));
+builder.queryField("checks", (t) =>
+  t.connection(
+    {
+      type: CheckRun,
+      authScopes: { scope: "users:read" },
+      description: "A user's check runs, newest first",
+      args: { userId: t.arg.id({ required: true }) },
+      resolve: listResolver<{ userId: string | number }>("CheckRun", (ctx, args, query) => findChecks(ctx, String(args.userId), query)),
+    },
+    withTotalCount("CheckRunConnection"),
+  ),
+);
 
 const SubmitVerificationInput = builder.inputType("SubmitVerificationInput", {
   fields: (t) => ({ userId: t.id({ required: true }) }),
@@ -96,22 +120,35 @@ const Submission = builder.objectRef<Awaited<ReturnType<typeof submitVerificatio
   }),
 });
 
-builder.mutationField("submitVerification", (t) => t.field({
-  type: Submission, authScopes: { scope: "users:write" },
-  description: "Submit a user for verification: 422 REQUIREMENTS_DUE while anything is currently due",
-  args: { input: t.arg({ type: SubmitVerificationInput, required: true }) },
-  resolve: (_root, { input }, ctx) => submitVerification(ctx, String(input.userId)),
-}));
+builder.mutationField("submitVerification", (t) =>
+  t.field({
+    type: Submission,
+    authScopes: { scope: "users:write" },
+    description: "Submit a user for verification: 422 REQUIREMENTS_DUE while anything is currently due",
+    args: { input: t.arg({ type: SubmitVerificationInput, required: true }) },
+    resolve: (_root, { input }, ctx) => submitVerification(ctx, String(input.userId)),
+  }),
+);
 
 // required by the service, not the input type: the id the input names is looked up first
 const REQUIRED_AFTER_LOOKUP = "Required (checked after the id is looked up: an unknown id is NOT_FOUND whatever else is sent)";
 
-builder.mutationField("createCheck", (t) => t.field({
-  type: CheckRun, authScopes: { scope: "users:write" },
-  description: "Queue a check of one type on a user now (trigger MANUAL); a queued run of that type is reused",
-  args: { input: t.arg({ type: builder.inputType("CreateCheckInput", { fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, description: REQUIRED_AFTER_LOOKUP }) }) }), required: true }) },
-  resolve: (_root, { input }, ctx) => requestCheck(ctx, String(input.userId), input.type),
-}));
+builder.mutationField("createCheck", (t) =>
+  t.field({
+    type: CheckRun,
+    authScopes: { scope: "users:write" },
+    description: "Queue a check of one type on a user now (trigger MANUAL); a queued run of that type is reused",
+    args: {
+      input: t.arg({
+        type: builder.inputType("CreateCheckInput", {
+          fields: (f) => ({ userId: f.id({ required: true }), type: f.field({ type: CheckType, description: REQUIRED_AFTER_LOOKUP }) }),
+        }),
+        required: true,
+      }),
+    },
+    resolve: (_root, { input }, ctx) => requestCheck(ctx, String(input.userId), input.type),
+  }),
+);
 
 const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
 const PostedDecider = builder.enumType("PostedDecider", { values: ["OPERATOR", "PROVIDER"] as const });
@@ -120,36 +157,61 @@ const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
   fields: (t) => ({
     checkId: t.id({ required: true }),
     status: t.field({ type: CheckResultStatus, description: REQUIRED_AFTER_LOOKUP }),
-    decidedBy: t.field({ type: PostedDecider, description: "Who decided: OPERATOR (a person; the default) or PROVIDER (an upstream provider's confirmed decision). Either stands against later automatic runs; a provider's never replaces a person's" }),
+    decidedBy: t.field({
+      type: PostedDecider,
+      description:
+        "Who decided: OPERATOR (a person; the default) or PROVIDER (an upstream provider's confirmed decision). Either stands against later automatic runs; a provider's never replaces a person's",
+    }),
     score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
     reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
     matches: t.field({ type: ["JSON"], description: "At most 50" }),
   }),
 });
 
-builder.mutationField("recordCheckResult", (t) => t.field({
-  type: CheckRun, authScopes: { scope: OPERATOR_ONLY },
-  description: "A person's or an upstream provider's result for a check (operator key): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
-  args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
-  resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
-}));
+builder.mutationField("recordCheckResult", (t) =>
+  t.field({
+    type: CheckRun,
+    authScopes: { scope: OPERATOR_ONLY },
+    description:
+      "A person's or an upstream provider's result for a check (operator key): updates the run, the user's status, kyc_status, risk_level and risk_score; it stands against later automatic runs until a person (or, for a provider's, that provider) posts again",
+    args: { input: t.arg({ type: RecordCheckResultInput, required: true }) },
+    resolve: (_root, { input }, ctx) => recordCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
+  }),
+);
 
 /** A run as the event carried it, in the model's shape: subscribers get the state the event announced. */
-const runOf = ({ check, userId }: CheckEvent, clientId: string) => ({
-  id: check.check_id, userId, clientId, type: check.type, status: check.status, trigger: check.trigger, result: check.result ?? null, decidedBy: check.decided_by ?? null,
-  createdAt: new Date(check.created_at as string), completedAt: check.completed_at ? new Date(check.completed_at as string) : null, startedAt: null,
-}) as CheckRunModel;
+const runOf = ({ check, userId }: CheckEvent, clientId: string) =>
+  ({
+    id: check.check_id,
+    userId,
+    clientId,
+    type: check.type,
+    status: check.status,
+    trigger: check.trigger,
+    result: check.result ?? null,
+    decidedBy: check.decided_by ?? null,
+    createdAt: new Date(check.created_at as string),
+    completedAt: check.completed_at ? new Date(check.completed_at as string) : null,
+    startedAt: null,
+  }) as CheckRunModel;
 
-builder.subscriptionField("checkUpdated", (t) => t.field({
-  type: CheckRun, authScopes: { scope: "users:read" },
-  description: "A user's check runs as they complete (check.kyc.updated, check.sanctions_screening.updated, check.transaction_monitoring.updated)",
-  args: { userId: t.arg.id({ required: true }), types: t.arg({ type: [CheckType], required: false, description: "only these check types" }) },
-  subscribe: async (_root, { userId, types }, ctx) => {
-    await getUser(ctx, String(userId), { select: { id: true } }); // 404 for another client's user
-    const clientId = tenantOf(ctx);
-    const wanted = types?.length ? types : CHECK_TYPES;
-    const streams = wanted.map((type) => ctx.events.subscribe(CHECK_EVENT[type], clientId));
-    return pipe(Repeater.merge(streams), filter((e: CheckEvent) => e.userId === String(userId)), map((e: CheckEvent) => runOf(e, clientId)));
-  },
-  resolve: (run) => run as CheckRunModel,
-}));
+builder.subscriptionField("checkUpdated", (t) =>
+  t.field({
+    type: CheckRun,
+    authScopes: { scope: "users:read" },
+    description: "A user's check runs as they complete (check.kyc.updated, check.sanctions_screening.updated, check.transaction_monitoring.updated)",
+    args: { userId: t.arg.id({ required: true }), types: t.arg({ type: [CheckType], required: false, description: "only these check types" }) },
+    subscribe: async (_root, { userId, types }, ctx) => {
+      await getUser(ctx, String(userId), { select: { id: true } }); // 404 for another client's user
+      const clientId = tenantOf(ctx);
+      const wanted = types?.length ? types : CHECK_TYPES;
+      const streams = wanted.map((type) => ctx.events.subscribe(CHECK_EVENT[type], clientId));
+      return pipe(
+        Repeater.merge(streams),
+        filter((e: CheckEvent) => e.userId === String(userId)),
+        map((e: CheckEvent) => runOf(e, clientId)),
+      );
+    },
+    resolve: (run) => run as CheckRunModel,
+  }),
+);

@@ -23,7 +23,10 @@ export function findChecks(ctx: RequestContext, userId: string, query?: Selectio
   owned.catch(() => {}); // awaited below; a list refused for its paging arguments never reaches it
   const where = { userId, clientId: tenantOf(ctx) };
   return {
-    count: async () => { await owned; return ctx.db.checkRun.count({ where }); },
+    count: async () => {
+      await owned;
+      return ctx.db.checkRun.count({ where });
+    },
     page: async ({ offset, limit }: { offset: number; limit: number }) => {
       await owned;
       return ctx.db.checkRun.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit });
@@ -37,14 +40,19 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
   // requirements are read before the transaction: on PGlite a read outside an open transaction would wait for it
   const requirements = await requirementsOf(ctx, user);
   if (requirements.currentlyDue.length)
-    throw new DomainError("REQUIREMENTS_DUE", `Verification needs what is still due: ${requirements.currentlyDue.join(", ")}.`,
-      dueAsFieldErrors(requirements.rules, requirements), { currentlyDue: requirements.currentlyDue });
+    throw new DomainError(
+      "REQUIREMENTS_DUE",
+      `Verification needs what is still due: ${requirements.currentlyDue.join(", ")}.`,
+      dueAsFieldErrors(requirements.rules, requirements),
+      { currentlyDue: requirements.currentlyDue },
+    );
   if (user.status === "IN_REVIEW") throw new DomainError("INVALID_STATE_TRANSITION", "The user is already IN_REVIEW: wait for its checks to complete.");
   checkStatusMove(user.status, "IN_REVIEW", { byCaller: false });
   return ctx.transact(ctx, async (write) => {
     const { tx, audit, emit } = write;
     // the version read above: a change in between (new data, another submission) must be verified afresh
-    await tx.user.update({ where: { id: user.id, version: user.version }, data: { status: "IN_REVIEW", kycStatus: "PENDING", version: { increment: 1 } } })
+    await tx.user
+      .update({ where: { id: user.id, version: user.version }, data: { status: "IN_REVIEW", kycStatus: "PENDING", version: { increment: 1 } } })
       .catch((error: { code?: string }) => {
         if (error?.code === "P2025") throw new DomainError("CONFLICT", "The user changed while verification was being submitted: read it again and retry.");
         throw error;
@@ -57,8 +65,12 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
 }
 
 export type PostedResult = {
-  checkId: string; status?: CheckOutcome["status"] | null; decidedBy?: PostedDecider | null;
-  score?: number | null; reasons?: readonly string[] | null; matches?: readonly unknown[] | null;
+  checkId: string;
+  status?: CheckOutcome["status"] | null;
+  decidedBy?: PostedDecider | null;
+  score?: number | null;
+  reasons?: readonly string[] | null;
+  matches?: readonly unknown[] | null;
 };
 export type PostedDecider = "OPERATOR" | "PROVIDER";
 
@@ -74,17 +86,30 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
   const run = await findRun(ctx, posted.checkId);
   const errors = [
     ...(posted.status ? [] : [required("status")]),
-    ...(posted.score != null && !(posted.score >= 0 && posted.score <= 1) ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }] : []),
-    ...((posted.reasons?.length ?? 0) > 50 || posted.reasons?.some((r) => r.length > 200) ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }] : []),
+    ...(posted.score != null && !(posted.score >= 0 && posted.score <= 1)
+      ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }]
+      : []),
+    ...((posted.reasons?.length ?? 0) > 50 || posted.reasons?.some((r) => r.length > 200)
+      ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }]
+      : []),
     ...((posted.matches?.length ?? 0) > 50 ? [{ field: "matches", code: "too_long", message: "matches: at most 50." }] : []),
   ];
   if (errors.length || !posted.status) throw invalid(errors);
   const decidedBy = posted.decidedBy ?? "OPERATOR";
   await checkDecisionOrder(ctx, run, decidedBy);
   const outcome: CheckOutcome = {
-    status: posted.status, score: posted.score ?? UPSTREAM_SCORE[posted.status], reasons: [...(posted.reasons ?? [])], matches: [...(posted.matches ?? [])], provider: "upstream",
+    status: posted.status,
+    score: posted.score ?? UPSTREAM_SCORE[posted.status],
+    reasons: [...(posted.reasons ?? [])],
+    matches: [...(posted.matches ?? [])],
+    provider: "upstream",
   };
-  const done = await completeRun(ctx, run.id, outcome, { requestId: ctx.requestId, principal: ctx.principal, decidedBy, from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"] });
+  const done = await completeRun(ctx, run.id, outcome, {
+    requestId: ctx.requestId,
+    principal: ctx.principal,
+    decidedBy,
+    from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"],
+  });
   return done!.run;
 }
 const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as const;
@@ -108,7 +133,9 @@ async function checkDecisionOrder(ctx: RequestContext, run: DecidedRun, decidedB
   if (decidedBy === "PROVIDER" && run.decidedBy === "OPERATOR")
     throw new DomainError("CONFLICT", "This run holds a person's decision: only a person (decidedBy OPERATOR) changes it.");
   const newer = await ctx.db.checkRun.findFirst({
-    where: { userId: run.userId, type: run.type, decidedBy, createdAt: { gt: run.createdAt } }, orderBy: { createdAt: "desc" }, select: { id: true },
+    where: { userId: run.userId, type: run.type, decidedBy, createdAt: { gt: run.createdAt } },
+    orderBy: { createdAt: "desc" },
+    select: { id: true },
   });
   if (newer) throw new DomainError("CONFLICT", `A newer ${run.type} run, ${newer.id}, holds a ${decidedBy} decision: post the result on it or on a newer run.`);
 }

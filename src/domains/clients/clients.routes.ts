@@ -4,20 +4,36 @@ import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
 export const clientsRoutes: Route[] = [
   {
-    method: "POST", path: "/admin/clients", summary: "Create an API client and its first key (shown once)", scope: OPERATOR_ONLY, status: 201,
+    method: "POST",
+    path: "/admin/clients",
+    summary: "Create an API client and its first key (shown once)",
+    scope: OPERATOR_ONLY,
+    status: 201,
     operation: restOperation(`mutation CreateApiClient($input: CreateApiClientInput!) {
       createApiClient(input: $input) { clientId name mode scopes api_key: apiKey key_id: keyId } }`),
-    variables: (req) => ({ input: bodyInput(req) }), field: "createApiClient",
+    variables: (req) => ({ input: bodyInput(req) }),
+    field: "createApiClient",
   },
   {
-    method: "POST", path: "/admin/clients/{client_id}/keys/rotate", summary: "Issue a new key and revoke the client's previous keys", scope: OPERATOR_ONLY, status: 201,
+    method: "POST",
+    path: "/admin/clients/{client_id}/keys/rotate",
+    summary: "Issue a new key and revoke the client's previous keys",
+    scope: OPERATOR_ONLY,
+    status: 201,
     operation: restOperation(`mutation RotateApiKey($input: RotateApiKeyInput!) {
       rotateApiKey(input: $input) { clientId name mode scopes api_key: apiKey key_id: keyId } }`),
-    variables: (req) => ({ input: { clientId: req.params.client_id } }), field: "rotateApiKey",
+    variables: (req) => ({ input: { clientId: req.params.client_id } }),
+    field: "rotateApiKey",
   },
   {
-    method: "DELETE", path: "/admin/keys/{key_id}", summary: "Revoke an API key", scope: OPERATOR_ONLY,
-    operation: restOperation(`mutation RevokeApiKey($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { key_id: id clientId prefix createdAt revokedAt } }`),
-    variables: (req) => ({ input: { keyId: req.params.key_id } }), field: "revokeApiKey",
+    method: "DELETE",
+    path: "/admin/keys/{key_id}",
+    summary: "Revoke an API key",
+    scope: OPERATOR_ONLY,
+    operation: restOperation(
+      `mutation RevokeApiKey($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { key_id: id clientId prefix createdAt revokedAt } }`,
+    ),
+    variables: (req) => ({ input: { keyId: req.params.key_id } }),
+    field: "revokeApiKey",
   },
 ];

@@ -19,23 +19,27 @@ builder.prismaObject("ApiKey", {
   fields: (t) => ({
     id: t.exposeID("id"),
     clientId: t.exposeID("clientId"),
-    prefix: t.exposeString("prefix", { description: "Tells keys apart without any of the key: its mode tag and the first 8 hex digits of its SHA-256, e.g. ogk_live_…3fa92c1d" }),
+    prefix: t.exposeString("prefix", {
+      description: "Tells keys apart without any of the key: its mode tag and the first 8 hex digits of its SHA-256, e.g. ogk_live_…3fa92c1d",
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
   }),
 });
 
-const IssuedKey = builder.objectRef<{ client: { id: string; name: string; mode: "SANDBOX" | "LIVE"; scopes: string[] }; apiKey: string; keyId: string }>("IssuedApiKey").implement({
-  description: "A client with a newly issued key. The key is shown only here, once.",
-  fields: (t) => ({
-    clientId: t.id({ resolve: (p) => p.client.id }),
-    name: t.string({ resolve: (p) => p.client.name }),
-    mode: t.field({ type: ClientMode, resolve: (p) => p.client.mode }),
-    scopes: t.stringList({ resolve: (p) => p.client.scopes }),
-    keyId: t.exposeID("keyId"),
-    apiKey: t.exposeString("apiKey"),
-  }),
-});
+const IssuedKey = builder
+  .objectRef<{ client: { id: string; name: string; mode: "SANDBOX" | "LIVE"; scopes: string[] }; apiKey: string; keyId: string }>("IssuedApiKey")
+  .implement({
+    description: "A client with a newly issued key. The key is shown only here, once.",
+    fields: (t) => ({
+      clientId: t.id({ resolve: (p) => p.client.id }),
+      name: t.string({ resolve: (p) => p.client.name }),
+      mode: t.field({ type: ClientMode, resolve: (p) => p.client.mode }),
+      scopes: t.stringList({ resolve: (p) => p.client.scopes }),
+      keyId: t.exposeID("keyId"),
+      apiKey: t.exposeString("apiKey"),
+    }),
+  });
 
 const CreateApiClientInput = builder.inputType("CreateApiClientInput", {
   fields: (t) => ({
@@ -49,21 +53,37 @@ const RevokeApiKeyInput = builder.inputType("RevokeApiKeyInput", { fields: (t) =
 
 builder.mutationFields((t) => ({
   createApiClient: t.field({
-    type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
+    type: IssuedKey,
+    authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: CreateApiClientInput, required: true }) },
     resolve: (_root, { input }, ctx) => createApiClient(ctx.transact, ctx, input),
   }),
   rotateApiKey: t.field({
-    type: IssuedKey, authScopes: { scope: OPERATOR_ONLY },
+    type: IssuedKey,
+    authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RotateApiKeyInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => { const r = await rotateApiKey(ctx.transact, ctx, String(input.clientId)); announceKeyChange(ctx, r.client.id); return r; },
+    resolve: async (_root, { input }, ctx) => {
+      const r = await rotateApiKey(ctx.transact, ctx, String(input.clientId));
+      announceKeyChange(ctx, r.client.id);
+      return r;
+    },
   }),
   revokeApiKey: t.prismaField({
-    type: "ApiKey", authScopes: { scope: OPERATOR_ONLY },
+    type: "ApiKey",
+    authScopes: { scope: OPERATOR_ONLY },
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
-    resolve: async (_query, _root, { input }, ctx) => { const r = await revokeApiKey(ctx.transact, ctx, String(input.keyId)); announceKeyChange(ctx, r.clientId); return r; },
+    resolve: async (_query, _root, { input }, ctx) => {
+      const r = await revokeApiKey(ctx.transact, ctx, String(input.keyId));
+      announceKeyChange(ctx, r.clientId);
+      return r;
+    },
   }),
 }));
 
 builder.queryField("apiClients", (t) =>
-  t.prismaField({ type: [ApiClient], authScopes: { scope: OPERATOR_ONLY }, resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...query, orderBy: { createdAt: "asc" } }) }));
+  t.prismaField({
+    type: [ApiClient],
+    authScopes: { scope: OPERATOR_ONLY },
+    resolve: (query, _r, _a, ctx) => ctx.db.apiClient.findMany({ ...query, orderBy: { createdAt: "asc" } }),
+  }),
+);

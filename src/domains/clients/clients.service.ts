@@ -22,7 +22,8 @@ function checkClientInput(input: CreateClientInput) {
   if (scopes.some((s) => OPERATOR_SCOPES.has(s)))
     throw invalid([{ field: "scopes", code: "invalid", message: "admin is no scope a client can hold: operator power belongs to the operator key alone." }]);
   const unknown = scopes.filter((s) => !(CLIENT_SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw invalid([{ field: "scopes", code: "invalid", message: `Unknown scopes: ${unknown.join(", ")}. Known: ${CLIENT_SCOPES.join(" ")}.` }]);
+  if (unknown.length)
+    throw invalid([{ field: "scopes", code: "invalid", message: `Unknown scopes: ${unknown.join(", ")}. Known: ${CLIENT_SCOPES.join(" ")}.` }]);
   return { name, mode: input.mode, scopes: [...new Set(scopes)] as Scope[] };
 }
 
@@ -112,7 +113,9 @@ export function announceKeyChange(services: { auth: Authenticator; events: Event
 
 export function forgetOnKeyChanges(auth: Authenticator, events: EventBus) {
   const changes = events.subscribe("credentials.changed");
-  void (async () => { for await (const _ of changes) auth.forget(); })();
+  void (async () => {
+    for await (const _ of changes) auth.forget();
+  })();
   return () => changes.return?.();
 }
 

@@ -11,7 +11,9 @@ import { ADMIN_KEY, multiInstance, startTestApp, startTwoInstances, type TestApp
 
 describe("API clients and keys", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
   afterAll(() => t?.stop());
   /** one data migration's SQL run again on rows written as before it */
   const runMigration = async (suffix: string) => {
@@ -57,9 +59,14 @@ describe("API clients and keys", () => {
 
   it("keeps operator operations to the operator key: a client key whose row holds admin is refused every one of them", async () => {
     const victim = await t.createClient("Victim");
-    const userId = (await t.rest("POST", "/v2/users", { key: victim.key, body: { first_name: "Vic", last_name: "Tim", email: "vic@example.com" } })).body.user_id;
+    const userId = (await t.rest("POST", "/v2/users", { key: victim.key, body: { first_name: "Vic", last_name: "Tim", email: "vic@example.com" } })).body
+      .user_id;
     // the run settled first: a result the background job writes later is not the tenant's doing
-    const check = (await within("a settled check run", () => t.db.checkRun.findFirst({ where: { userId, status: { notIn: ["QUEUED", "RUNNING"] } } }), Boolean))!;
+    const check = (await within(
+      "a settled check run",
+      () => t.db.checkRun.findFirst({ where: { userId, status: { notIn: ["QUEUED", "RUNNING"] } } }),
+      Boolean,
+    ))!;
     const tenant = await t.createClient("Tenant");
     // a row written before operator power stopped being a scope (or by hand): the scope is inert
     await t.db.apiClient.update({ where: { id: tenant.clientId }, data: { scopes: ["users:read", "users:write", "lookups:read", "admin", "operator"] } });
@@ -152,12 +159,21 @@ describe("API clients and keys", () => {
   it("creates a client from the CLI and prints JSON", async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "og-cli-"));
     const { stdout } = await promisify(execFile)("npx", ["tsx", "src/cli/main.ts", "clients", "create", "--name", "CLI", "--sandbox"], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "test" }, cwd: path.resolve(import.meta.dirname, "../../.."),
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "test" },
+      cwd: path.resolve(import.meta.dirname, "../../.."),
     });
     expect(JSON.parse(stdout)).toMatchObject({ name: "CLI", mode: "SANDBOX", api_key: expect.stringMatching(/^ogk_sandbox_/) });
-    const admin = await promisify(execFile)("npx", ["tsx", "src/cli/main.ts", "clients", "create", "--name", "CLI admin", "--live", "--scopes", "users:read admin"], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "test" }, cwd: path.resolve(import.meta.dirname, "../../.."),
-    }).then(() => null, (error: { code: number; stderr: string }) => error);
+    const admin = await promisify(execFile)(
+      "npx",
+      ["tsx", "src/cli/main.ts", "clients", "create", "--name", "CLI admin", "--live", "--scopes", "users:read admin"],
+      {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "test" },
+        cwd: path.resolve(import.meta.dirname, "../../.."),
+      },
+    ).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(admin?.code).toBe(2);
     expect(JSON.parse(admin!.stderr)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ field: "scopes" }] });
   }, 150_000);
@@ -165,7 +181,13 @@ describe("API clients and keys", () => {
 
 describe("the operator key (ADMIN_API_KEY)", () => {
   it("takes random text of 32 characters or more, and refuses a short, spaced or repetitive one naming the variable", () => {
-    for (const [bytes, encoding] of [[16, "hex"], [24, "hex"], [32, "hex"], [24, "base64"], [32, "base64url"]] as const) {
+    for (const [bytes, encoding] of [
+      [16, "hex"],
+      [24, "hex"],
+      [32, "hex"],
+      [24, "base64"],
+      [32, "base64url"],
+    ] as const) {
       for (let i = 0; i < 300; i++) {
         const key = randomBytes(bytes).toString(encoding);
         expect(loadConfig({ ADMIN_API_KEY: key }).adminApiKey, key).toBe(key);
@@ -174,9 +196,15 @@ describe("the operator key (ADMIN_API_KEY)", () => {
     expect(loadConfig({ ADMIN_API_KEY: ADMIN_KEY }).adminApiKey).toBe(ADMIN_KEY);
     for (const weak of [
       "test-admin-key-0123456789abcdef", // 31 characters
-      "a".repeat(64), "ab".repeat(20), "passwordpasswordpasswordpassword", "changeme-changeme-changeme-changeme",
-      "0123456789abcdef0123456789abcdef", "abcabcabcabcabcabcXYZXYZXYZXYZXYZ", "correct horse battery staple 2024!",
-    ]) expect(() => loadConfig({ ADMIN_API_KEY: weak }), weak).toThrow(/^ADMIN_API_KEY .*openssl rand -hex 24/);
+      "a".repeat(64),
+      "ab".repeat(20),
+      "passwordpasswordpasswordpassword",
+      "changeme-changeme-changeme-changeme",
+      "0123456789abcdef0123456789abcdef",
+      "abcabcabcabcabcabcXYZXYZXYZXYZXYZ",
+      "correct horse battery staple 2024!",
+    ])
+      expect(() => loadConfig({ ADMIN_API_KEY: weak }), weak).toThrow(/^ADMIN_API_KEY .*openssl rand -hex 24/);
   });
 });
 
@@ -184,7 +212,9 @@ describe.runIf(multiInstance)("key revocation across instances (Redis)", () => {
   let a: TestApp;
   let b: TestApp;
   let stop: () => Promise<void>;
-  beforeAll(async () => { ({ a, b, stop } = await startTwoInstances()); });
+  beforeAll(async () => {
+    ({ a, b, stop } = await startTwoInstances());
+  });
   afterAll(() => stop?.());
 
   it("stops a revoked key on another instance within a second, not after the cache TTL", async () => {

@@ -6,9 +6,13 @@ const COMPLIANCE_REST_FIELDS = `country currentlyDue eventuallyDue ruleSet { cou
 
 export const complianceRoutes: Route[] = [
   {
-    method: "GET", path: "/v2/compliance/requirements", summary: "What a user of a country owes (country: alpha-2 or alpha-3)", scope: "users:read",
+    method: "GET",
+    path: "/v2/compliance/requirements",
+    summary: "What a user of a country owes (country: alpha-2 or alpha-3)",
+    scope: "users:read",
     queryParams: ["country"],
     operation: restOperation(`query ComplianceRequirements($country: String!) { complianceRequirements(country: $country) { ${COMPLIANCE_REST_FIELDS} } }`),
-    variables: (req) => queryVariables(req, ["country"]), field: "complianceRequirements",
+    variables: (req) => queryVariables(req, ["country"]),
+    field: "complianceRequirements",
   },
 ];

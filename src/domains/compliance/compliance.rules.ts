@@ -11,14 +11,31 @@ import { parseIsoDate } from "../../lib/dates.js";
 import { DOCUMENT_TYPES } from "../documents/documents.rules.js";
 
 const RULE_FIELDS = [
-  "first_name", "middle_name", "last_name", "date_of_birth", "email", "phone_number", "nationality", "country_of_residence",
-  "residential_address", "residential_address.postal_code", "billing_address", "tax_id",
+  "first_name",
+  "middle_name",
+  "last_name",
+  "date_of_birth",
+  "email",
+  "phone_number",
+  "nationality",
+  "country_of_residence",
+  "residential_address",
+  "residential_address.postal_code",
+  "billing_address",
+  "tax_id",
 ] as const;
 type RuleField = (typeof RULE_FIELDS)[number];
 
 export const DEFAULT_COUNTRY = "DEFAULT";
 
-const compiles = (source: string) => { try { new RegExp(source, "iu"); return true; } catch { return false; } };
+const compiles = (source: string) => {
+  try {
+    new RegExp(source, "iu");
+    return true;
+  } catch {
+    return false;
+  }
+};
 const pattern = z.string().max(300).refine(compiles, "must be a valid regular expression").nullable();
 
 const ruleSetSchema = z.strictObject({
@@ -28,14 +45,20 @@ const ruleSetSchema = z.strictObject({
     return code ?? c;
   }),
   version: z.number().int().min(1).max(1_000_000),
-  effective_from: z.string().refine((v) => parseIsoDate(v) !== null || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))), "must be YYYY-MM-DD or an ISO 8601 instant"),
+  effective_from: z
+    .string()
+    .refine((v) => parseIsoDate(v) !== null || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))), "must be YYYY-MM-DD or an ISO 8601 instant"),
   name: z.string().min(1).max(200),
   required_fields: z.array(z.enum(RULE_FIELDS)),
   eventually_due_fields: z.array(z.enum(RULE_FIELDS)),
-  documents: z.array(z.strictObject({
-    name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "must be lower-case letters, digits and _"),
-    one_of: z.array(z.enum(DOCUMENT_TYPES)).min(1),
-  })).refine((groups) => new Set(groups.map((g) => g.name)).size === groups.length, "group names must be unique"),
+  documents: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "must be lower-case letters, digits and _"),
+        one_of: z.array(z.enum(DOCUMENT_TYPES)).min(1),
+      }),
+    )
+    .refine((groups) => new Set(groups.map((g) => g.name)).size === groups.length, "group names must be unique"),
   formats: z.strictObject({ postal_code: pattern, tax_id: pattern }),
   minimum_age: z.number().int().min(0).max(120),
   phone_verification_required: z.boolean(),
@@ -49,22 +72,38 @@ export type RuleSetBody = z.output<typeof ruleSetSchema>;
 export function parseRuleSet(value: unknown): RuleSetBody {
   const parsed = ruleSetSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw invalid(parsed.error.issues.slice(0, 20).flatMap((issue): FieldError[] => {
-    const at = (key?: string) => [...issue.path, ...(key ? [key] : [])].join(".") || "file";
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ field: at(key), code: "unknown_field", message: `${at(key)} is not a rule set field.` }));
-    return [{ field: at(), code: issue.code, message: `${at()}: ${issue.message}` }];
-  }));
+  throw invalid(
+    parsed.error.issues.slice(0, 20).flatMap((issue): FieldError[] => {
+      const at = (key?: string) => [...issue.path, ...(key ? [key] : [])].join(".") || "file";
+      if (issue.code === "unrecognized_keys")
+        return issue.keys.map((key) => ({ field: at(key), code: "unknown_field", message: `${at(key)} is not a rule set field.` }));
+      return [{ field: at(), code: issue.code, message: `${at()}: ${issue.message}` }];
+    }),
+  );
 }
 
-export const effectiveFromOf = (body: RuleSetBody) => new Date(parseIsoDate(body.effective_from) ? `${body.effective_from}T00:00:00.000Z` : body.effective_from);
+export const effectiveFromOf = (body: RuleSetBody) =>
+  new Date(parseIsoDate(body.effective_from) ? `${body.effective_from}T00:00:00.000Z` : body.effective_from);
 
 /** A rule set ready to evaluate: the body plus its compiled formats. */
-export type CompiledRuleSet = { country: string; version: number; effectiveFrom: Date; body: RuleSetBody; formats: { postalCode: RegExp | null; taxId: RegExp | null } };
+export type CompiledRuleSet = {
+  country: string;
+  version: number;
+  effectiveFrom: Date;
+  body: RuleSetBody;
+  formats: { postalCode: RegExp | null; taxId: RegExp | null };
+};
 
 const whole = (source: string | null) => (source ? new RegExp(`^(?:${source})$`, "iu") : null);
 export const compileRuleSet = (row: { country: string; version: number; effectiveFrom: Date; body: unknown }): CompiledRuleSet => {
   const body = row.body as RuleSetBody;
-  return { country: row.country, version: row.version, effectiveFrom: row.effectiveFrom, body, formats: { postalCode: whole(body.formats.postal_code), taxId: whole(body.formats.tax_id) } };
+  return {
+    country: row.country,
+    version: row.version,
+    effectiveFrom: row.effectiveFrom,
+    body,
+    formats: { postalCode: whole(body.formats.postal_code), taxId: whole(body.formats.tax_id) },
+  };
 };
 
 type AddressLike = { postalCode?: string | null } | null;
@@ -72,19 +111,37 @@ export type DocumentFact = { documentType: string; status: string; expiryDate: D
 
 /** What is known of a user. `taxId` is the decrypted value (kept in memory only), `undefined` when unreadable. */
 export type Subject = {
-  firstName?: string | null; middleName?: string | null; lastName?: string | null; dateOfBirth?: Date | null;
-  email?: string | null; phoneNumber?: string | null; nationality?: string | null; countryOfResidence?: string | null;
-  residentialAddress?: unknown; billingAddress?: unknown; taxId?: string | null;
-  emailVerified: boolean; phoneVerified: boolean; documents: DocumentFact[];
+  firstName?: string | null;
+  middleName?: string | null;
+  lastName?: string | null;
+  dateOfBirth?: Date | null;
+  email?: string | null;
+  phoneNumber?: string | null;
+  nationality?: string | null;
+  countryOfResidence?: string | null;
+  residentialAddress?: unknown;
+  billingAddress?: unknown;
+  taxId?: string | null;
+  emailVerified: boolean;
+  phoneVerified: boolean;
+  documents: DocumentFact[];
 };
 
 export type Requirements = { currentlyDue: string[]; eventuallyDue: string[]; errors: FieldError[] };
 
 const VALUE: Record<RuleField, (s: Subject) => unknown> = {
-  first_name: (s) => s.firstName, middle_name: (s) => s.middleName, last_name: (s) => s.lastName, date_of_birth: (s) => s.dateOfBirth,
-  email: (s) => s.email, phone_number: (s) => s.phoneNumber, nationality: (s) => s.nationality, country_of_residence: (s) => s.countryOfResidence,
-  residential_address: (s) => s.residentialAddress, "residential_address.postal_code": (s) => (s.residentialAddress as AddressLike)?.postalCode,
-  billing_address: (s) => s.billingAddress, tax_id: (s) => s.taxId,
+  first_name: (s) => s.firstName,
+  middle_name: (s) => s.middleName,
+  last_name: (s) => s.lastName,
+  date_of_birth: (s) => s.dateOfBirth,
+  email: (s) => s.email,
+  phone_number: (s) => s.phoneNumber,
+  nationality: (s) => s.nationality,
+  country_of_residence: (s) => s.countryOfResidence,
+  residential_address: (s) => s.residentialAddress,
+  "residential_address.postal_code": (s) => (s.residentialAddress as AddressLike)?.postalCode,
+  billing_address: (s) => s.billingAddress,
+  tax_id: (s) => s.taxId,
 };
 const missing = (s: Subject, field: RuleField) => VALUE[field](s) == null || VALUE[field](s) === "";
 
@@ -109,7 +166,10 @@ export function unsatisfiedGroups(groups: RuleSetBody["documents"], documents: D
     for (let d = 0; d < docs.length; d++) {
       if (seen.has(d) || !(groups[g].one_of as string[]).includes(docs[d].documentType)) continue;
       seen.add(d);
-      if (owner[d] === -1 || assign(owner[d], seen)) { owner[d] = g; return true; }
+      if (owner[d] === -1 || assign(owner[d], seen)) {
+        owner[d] = g;
+        return true;
+      }
     }
     return false;
   };
@@ -121,7 +181,10 @@ export function evaluate(rules: CompiledRuleSet, s: Subject, now: Date): Require
   const where = rules.country === DEFAULT_COUNTRY ? "by default" : `in ${rules.country}`;
   const due = new Set<string>();
   const errors: FieldError[] = [];
-  const error = (field: string, code: string, message: string) => { errors.push({ field, code, message }); due.add(field); };
+  const error = (field: string, code: string, message: string) => {
+    errors.push({ field, code, message });
+    due.add(field);
+  };
 
   for (const field of body.required_fields) if (missing(s, field)) due.add(field);
   if (body.phone_verification_required && !s.phoneNumber) due.add("phone_number");
@@ -159,6 +222,7 @@ function describeDue(rules: CompiledRuleSet, item: string) {
     const group = rules.body.documents.find((g) => `documents.${g.name}` === item);
     return `An ACTIVE, unexpired document of one of the types ${group?.one_of.join(", ")} is needed.`;
   }
-  if (item === "phone_verified" || item === "email_verified") return `The ${item === "phone_verified" ? "phone number" : "email address"} must be verified by OTP.`;
+  if (item === "phone_verified" || item === "email_verified")
+    return `The ${item === "phone_verified" ? "phone number" : "email address"} must be verified by OTP.`;
   return `${item} is required.`;
 }

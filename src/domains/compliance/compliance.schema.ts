@@ -44,9 +44,12 @@ const CountryRequirements = builder.objectRef<Awaited<ReturnType<typeof countryR
   }),
 });
 
-builder.queryField("complianceRequirements", (t) => t.field({
-  type: CountryRequirements, authScopes: { scope: "users:read" },
-  description: "What a user whose country_of_residence is `country` (alpha-2 or alpha-3) must provide",
-  args: { country: t.arg.string({ required: true }) },
-  resolve: (_root, { country }, ctx) => countryRequirements(ctx, country),
-}));
+builder.queryField("complianceRequirements", (t) =>
+  t.field({
+    type: CountryRequirements,
+    authScopes: { scope: "users:read" },
+    description: "What a user whose country_of_residence is `country` (alpha-2 or alpha-3) must provide",
+    args: { country: t.arg.string({ required: true }) },
+    resolve: (_root, { country }, ctx) => countryRequirements(ctx, country),
+  }),
+);

@@ -11,7 +11,16 @@ import type { Cipher } from "../../lib/crypto.js";
 import { invalid } from "../../lib/errors.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import type { EventBus } from "../events/events.pubsub.js";
-import { blankSubject, compileRuleSet, DEFAULT_COUNTRY, evaluate, type CompiledRuleSet, type DocumentFact, type Requirements, type Subject } from "./compliance.rules.js";
+import {
+  blankSubject,
+  compileRuleSet,
+  DEFAULT_COUNTRY,
+  evaluate,
+  type CompiledRuleSet,
+  type DocumentFact,
+  type Requirements,
+  type Subject,
+} from "./compliance.rules.js";
 
 /** How often an instance checks for rule sets written by another process (the CLI). */
 const POLL_MS = 2000;
@@ -24,7 +33,8 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
   let current: Promise<Index> | null = null;
   const stampOf = async () => {
     const [row] = await db.$queryRawUnsafe<{ n: number; at: string | null }[]>(
-      `/* ${POLL_MARKER} */ select count(*)::int as n, max(created_at)::text as at from compliance_rule_sets`);
+      `/* ${POLL_MARKER} */ select count(*)::int as n, max(created_at)::text as at from compliance_rule_sets`,
+    );
     return `${row.n}|${row.at}`;
   };
   const load = async (): Promise<Index> => {
@@ -35,7 +45,9 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
     return { stamp, byCountry };
   };
   const changes = events.subscribe("compliance.updated");
-  void (async () => { for await (const _ of changes) current = null; })();
+  void (async () => {
+    for await (const _ of changes) current = null;
+  })();
   let checkedAt = Date.now();
   /** in the background: this read uses what is cached, the next one what the check found */
   const recheck = () => {
@@ -43,7 +55,11 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
     if (!loaded || Date.now() - checkedAt < pollMs) return;
     checkedAt = Date.now();
     void (async () => {
-      try { if ((await stampOf()) !== (await loaded).stamp && current === loaded) current = null; } catch { /* closed or down: the next read reloads */ }
+      try {
+        if ((await stampOf()) !== (await loaded).stamp && current === loaded) current = null;
+      } catch {
+        /* closed or down: the next read reloads */
+      }
     })();
   };
 
@@ -56,7 +72,12 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
       recheck();
       const attempt = (current ??= load());
       let index: Index;
-      try { index = await attempt; } catch (error) { if (current === attempt) current = null; throw error; }
+      try {
+        index = await attempt;
+      } catch (error) {
+        if (current === attempt) current = null;
+        throw error;
+      }
       if (current === attempt) settled = { from: attempt, index };
       return ruleSetIn(index, country, now);
     },
@@ -70,8 +91,12 @@ export function createRuleBook(db: Db, events: EventBus, { pollMs = POLL_MS } = 
       recheck();
       return ruleSetIn(settled.index, country, now);
     },
-    invalidate() { current = null; },
-    async stop() { await changes.return?.(); },
+    invalidate() {
+      current = null;
+    },
+    async stop() {
+      await changes.return?.();
+    },
   };
 }
 export type RuleBook = ReturnType<typeof createRuleBook>;
@@ -89,8 +114,19 @@ function ruleSetIn(index: Index, country: string | null | undefined, now: Date):
  * DELETED documents never count; an ACTIVE one past its expiry date is left out by `usable`.
  */
 export const REQUIREMENT_COLUMNS = {
-  firstName: true, middleName: true, lastName: true, dateOfBirth: true, email: true, phoneNumber: true, nationality: true,
-  countryOfResidence: true, residentialAddress: true, billingAddress: true, taxIdEncrypted: true, emailVerified: true, phoneVerified: true,
+  firstName: true,
+  middleName: true,
+  lastName: true,
+  dateOfBirth: true,
+  email: true,
+  phoneNumber: true,
+  nationality: true,
+  countryOfResidence: true,
+  residentialAddress: true,
+  billingAddress: true,
+  taxIdEncrypted: true,
+  emailVerified: true,
+  phoneVerified: true,
   documents: { where: { status: "ACTIVE" }, select: { documentType: true, status: true, expiryDate: true } },
 } as const;
 
@@ -103,15 +139,36 @@ export type RequirementFacts = Omit<Subject, "taxId" | "documents"> & { taxIdEnc
  */
 function subjectOf(cipher: Cipher, u: RequirementFacts): Subject {
   let taxId: string | null | undefined = null;
-  if (u.taxIdEncrypted) { try { taxId = cipher.decrypt(u.taxIdEncrypted); } catch { taxId = undefined; } }
+  if (u.taxIdEncrypted) {
+    try {
+      taxId = cipher.decrypt(u.taxIdEncrypted);
+    } catch {
+      taxId = undefined;
+    }
+  }
   return {
-    firstName: u.firstName, middleName: u.middleName, lastName: u.lastName, dateOfBirth: u.dateOfBirth, email: u.email, phoneNumber: u.phoneNumber,
-    nationality: u.nationality, countryOfResidence: u.countryOfResidence, residentialAddress: u.residentialAddress, billingAddress: u.billingAddress,
-    taxId, emailVerified: u.emailVerified, phoneVerified: u.phoneVerified, documents: u.documents ?? [],
+    firstName: u.firstName,
+    middleName: u.middleName,
+    lastName: u.lastName,
+    dateOfBirth: u.dateOfBirth,
+    email: u.email,
+    phoneNumber: u.phoneNumber,
+    nationality: u.nationality,
+    countryOfResidence: u.countryOfResidence,
+    residentialAddress: u.residentialAddress,
+    billingAddress: u.billingAddress,
+    taxId,
+    emailVerified: u.emailVerified,
+    phoneVerified: u.phoneVerified,
+    documents: u.documents ?? [],
   };
 }
 
-export async function requirementsOf(ctx: { compliance: RuleBook; cipher: Cipher }, user: RequirementFacts, now = new Date()): Promise<Requirements & { rules: CompiledRuleSet }> {
+export async function requirementsOf(
+  ctx: { compliance: RuleBook; cipher: Cipher },
+  user: RequirementFacts,
+  now = new Date(),
+): Promise<Requirements & { rules: CompiledRuleSet }> {
   const rules = await ctx.compliance.inForce(user.countryOfResidence, now);
   return { ...evaluate(rules, subjectOf(ctx.cipher, user), now), rules };
 }

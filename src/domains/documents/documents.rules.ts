@@ -25,13 +25,19 @@ export type FileInput = { fileName?: string | null; mimeType?: string | null; co
 
 /** The fields a caller may write; `undefined` = leave as is, `null` = clear. */
 export type DocumentFields = {
-  documentType?: DocumentTypeValue | null; documentNumber?: string | null; issuingCountry?: string | null;
-  issueDate?: string | null; expiryDate?: string | null;
+  documentType?: DocumentTypeValue | null;
+  documentNumber?: string | null;
+  issuingCountry?: string | null;
+  issueDate?: string | null;
+  expiryDate?: string | null;
 };
 
 export type CheckedFields = {
-  documentType?: DocumentTypeValue; documentNumber?: string | null; issuingCountry?: string | null;
-  issueDate?: Date | null; expiryDate?: Date | null;
+  documentType?: DocumentTypeValue;
+  documentNumber?: string | null;
+  issuingCountry?: string | null;
+  issueDate?: Date | null;
+  expiryDate?: Date | null;
 };
 
 export type CheckedFile = { fileName: string; mimeType: string; bytes: Buffer };
@@ -50,7 +56,11 @@ export function checkDocumentFields(input: DocumentFields, current: CheckedField
     const v = String(input.documentNumber).trim();
     // the message never repeats the value: document numbers are PII
     if (!/^[A-Za-z0-9][A-Za-z0-9 ./-]{0,62}[A-Za-z0-9]$|^[A-Za-z0-9]$/.test(v))
-      errors.push({ field: "documentNumber", code: "invalid", message: "documentNumber must be 1 to 64 letters or digits (spaces, '-', '/', '.' allowed inside)." });
+      errors.push({
+        field: "documentNumber",
+        code: "invalid",
+        message: "documentNumber must be 1 to 64 letters or digits (spaces, '-', '/', '.' allowed inside).",
+      });
     else out.documentNumber = v;
   } else if (input.documentNumber === null) out.documentNumber = null;
 
@@ -87,7 +97,10 @@ export function checkDocumentFields(input: DocumentFields, current: CheckedField
 /** The file's bytes, size-checked before decoding, typed by their content. */
 export async function checkFile(file: FileInput): Promise<CheckedFile> {
   const given = [file.contentBase64 != null, file.upload != null].filter(Boolean).length;
-  if (given !== 1) throw invalid([{ field: "file", code: "required", message: "Send the file either as file.contentBase64 or as a multipart file part in file.upload, not both." }]);
+  if (given !== 1)
+    throw invalid([
+      { field: "file", code: "required", message: "Send the file either as file.contentBase64 or as a multipart file part in file.upload, not both." },
+    ]);
   let bytes: Buffer;
   let fileName = file.fileName?.trim() || null;
   if (file.upload) {
@@ -110,7 +123,10 @@ export async function checkFile(file: FileInput): Promise<CheckedFile> {
     throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PDF, JPEG or PNG (judged by its content).");
   const declared = (file.mimeType ?? file.upload?.type ?? "").split(";")[0].trim().toLowerCase().replace("image/jpg", "image/jpeg");
   if (declared && declared !== "application/octet-stream" && declared !== detected)
-    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `The file's content is ${detected}, not ${declared.slice(0, 100)} as declared; send the right mime_type or leave it out.`);
+    throw new DomainError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `The file's content is ${detected}, not ${declared.slice(0, 100)} as declared; send the right mime_type or leave it out.`,
+    );
   return { fileName: cleanFileName(fileName, detected), mimeType: detected, bytes };
 }
 
@@ -121,7 +137,12 @@ const EXTENSIONS: Record<string, string> = { "application/pdf": "pdf", "image/jp
 /** A base name without folders or control characters, at most 255 characters. */
 function cleanFileName(name: string | null, mimeType: string) {
   // eslint-disable-next-line no-control-regex
-  const base = (name ?? "").split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, "").trim().slice(0, 255);
+  const base = (name ?? "")
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"]/g, "")
+    .trim()
+    .slice(0, 255);
   return base || `document.${EXTENSIONS[mimeType]}`;
 }
 

@@ -12,12 +12,23 @@ import { listResolver, relationFirst, relationTake, withTotalCount } from "../..
 import { maskTail } from "../users/users.rules.js";
 import { documentStatus, MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import {
-  countDocuments, deleteDocument, getDocument, getDocumentFile, listDocuments, readDocumentBytes, updateDocument, uploadDocument, userDocumentsWhere,
+  countDocuments,
+  deleteDocument,
+  getDocument,
+  getDocumentFile,
+  listDocuments,
+  readDocumentBytes,
+  updateDocument,
+  uploadDocument,
+  userDocumentsWhere,
   type DocumentFilters,
 } from "./documents.service.js";
 
 const DocumentTypeEnum = builder.enumType(DocumentType, { name: "DocumentType" });
-const DocumentStatusEnum = builder.enumType(DocumentStatus, { name: "DocumentStatus", description: "EXPIRED: past its expiry date; DELETED: bytes erased, record kept" });
+const DocumentStatusEnum = builder.enumType(DocumentStatus, {
+  name: "DocumentStatus",
+  description: "EXPIRED: past its expiry date; DELETED: bytes erased, record kept",
+});
 
 type FileShape = { fileName: string; mimeType: string; sizeBytes: number; sha256: string; storageKey: string | null };
 
@@ -29,7 +40,9 @@ const DocumentFile = builder.objectRef<FileShape>("DocumentFile").implement({
     sizeBytes: t.exposeInt("sizeBytes"),
     sha256: t.exposeString("sha256", { description: "hex SHA-256 of the bytes" }),
     contentBase64: t.string({
-      nullable: true, description: "The bytes, base64; null once the document is deleted. REST serves them raw at …/documents/{document_id}/file. At most two files' worth of bytes per request",
+      nullable: true,
+      description:
+        "The bytes, base64; null once the document is deleted. REST serves them raw at …/documents/{document_id}/file. At most two files' worth of bytes per request",
       // priced by the largest file, one per KiB: a query may read one or two files, not a list of them
       extensions: costs({ leaf: MAX_DOCUMENT_BYTES / 1024 }),
       resolve: async (f, _args, ctx, info) => {
@@ -48,23 +61,34 @@ const Document = builder.prismaObject("Document", {
     user: t.relation("user", { authScopes: { scope: "users:read" } }),
     documentType: t.expose("documentType", { type: DocumentTypeEnum }),
     status: t.field({ type: DocumentStatusEnum, extensions: ownColumns({ status: true, expiryDate: true }), resolve: (d) => documentStatus(d) }),
-    documentNumber: t.string({ nullable: true, description: "Masked: only the last four characters are shown", extensions: ownColumns({ documentNumberLast4: true }), resolve: (d) => maskTail(d.documentNumberLast4) }),
+    documentNumber: t.string({
+      nullable: true,
+      description: "Masked: only the last four characters are shown",
+      extensions: ownColumns({ documentNumberLast4: true }),
+      resolve: (d) => maskTail(d.documentNumberLast4),
+    }),
     issuingCountry: t.exposeString("issuingCountry", { nullable: true, description: "ISO 3166-1 alpha-2" }),
     issueDate: t.expose("issueDate", { type: "Date", nullable: true }),
     expiryDate: t.expose("expiryDate", { type: "Date", nullable: true }),
-    file: t.field({ type: DocumentFile, extensions: ownColumns({ fileName: true, mimeType: true, sizeBytes: true, sha256: true, storageKey: true }), resolve: (d) => d }),
+    file: t.field({
+      type: DocumentFile,
+      extensions: ownColumns({ fileName: true, mimeType: true, sizeBytes: true, sha256: true, storageKey: true }),
+      resolve: (d) => d,
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     deletedAt: t.expose("deletedAt", { type: "DateTime", nullable: true }),
   }),
 });
 
-builder.prismaObjectField("User", "documents", (t) => t.relation("documents", {
-  authScopes: { scope: "documents:read" },
-  description: "The user's documents, newest first; DELETED ones only when asked for by status",
-  args: { status: t.arg({ type: DocumentStatusEnum }), first: relationFirst(t.arg) },
-  query: (args) => ({ where: userDocumentsWhere(args.status), orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(args.first) }),
-}));
+builder.prismaObjectField("User", "documents", (t) =>
+  t.relation("documents", {
+    authScopes: { scope: "documents:read" },
+    description: "The user's documents, newest first; DELETED ones only when asked for by status",
+    args: { status: t.arg({ type: DocumentStatusEnum }), first: relationFirst(t.arg) },
+    query: (args) => ({ where: userDocumentsWhere(args.status), orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(args.first) }),
+  }),
+);
 
 const DocumentFileInput = builder.inputType("DocumentFileInput", {
   description: "Exactly one of contentBase64 and upload (a multipart file part)",
@@ -106,38 +130,49 @@ const DeleteDocumentInput = builder.inputType("DeleteDocumentInput", { fields: (
 
 builder.queryFields((t) => ({
   document: t.prismaField({
-    type: "Document", authScopes: { scope: "documents:read" },
+    type: "Document",
+    authScopes: { scope: "documents:read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getDocument(ctx, String(id), query),
   }),
   documentFile: t.field({
-    type: DocumentFile, authScopes: { scope: "documents:read" }, description: "A live document's file with its bytes",
+    type: DocumentFile,
+    authScopes: { scope: "documents:read" },
+    description: "A live document's file with its bytes",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => getDocumentFile(ctx, String(id)),
   }),
-  documents: t.connection({
-    type: Document, authScopes: { scope: "documents:read" },
-    args: { userId: t.arg.id(), status: t.arg({ type: DocumentStatusEnum }), documentType: t.arg({ type: DocumentTypeEnum }) },
-    resolve: listResolver<DocumentFilters>("Document", (ctx, args, query) => {
-      const filters = { ...args, userId: args.userId == null ? null : String(args.userId) };
-      return { count: () => countDocuments(ctx, filters), page: (window) => listDocuments(ctx, filters, window, query) };
-    }),
-  }, withTotalCount("DocumentConnection")),
+  documents: t.connection(
+    {
+      type: Document,
+      authScopes: { scope: "documents:read" },
+      args: { userId: t.arg.id(), status: t.arg({ type: DocumentStatusEnum }), documentType: t.arg({ type: DocumentTypeEnum }) },
+      resolve: listResolver<DocumentFilters>("Document", (ctx, args, query) => {
+        const filters = { ...args, userId: args.userId == null ? null : String(args.userId) };
+        return { count: () => countDocuments(ctx, filters), page: (window) => listDocuments(ctx, filters, window, query) };
+      }),
+    },
+    withTotalCount("DocumentConnection"),
+  ),
 }));
 
 builder.mutationFields((t) => ({
   uploadDocument: t.prismaField({
-    type: "Document", authScopes: { scope: "documents:write" },
+    type: "Document",
+    authScopes: { scope: "documents:write" },
     args: { input: t.arg({ type: UploadDocumentInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => uploadDocument(ctx, { ...input, userId: String(input.userId) }, query),
   }),
   updateDocument: t.prismaField({
-    type: "Document", authScopes: { scope: "documents:write" },
+    type: "Document",
+    authScopes: { scope: "documents:write" },
     args: { input: t.arg({ type: UpdateDocumentInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => updateDocument(ctx, { ...input, id: String(input.id) }, query),
   }),
   deleteDocument: t.prismaField({
-    type: "Document", authScopes: { scope: "documents:write" }, description: "Erases the bytes; the record stays, DELETED",
+    type: "Document",
+    authScopes: { scope: "documents:write" },
+    description: "Erases the bytes; the record stays, DELETED",
     args: { input: t.arg({ type: DeleteDocumentInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => deleteDocument(ctx, String(input.id), query),
   }),

@@ -9,8 +9,15 @@ import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../events/events.write.js";
 import { newStorageKey, type ByteChanges } from "./documents.storage.js";
 import {
-  checkDocumentFields, checkFile, lastFour,
-  type CheckedFields, type CheckedFile, type DocumentFields, type DocumentStatusValue, type DocumentTypeValue, type FileInput,
+  checkDocumentFields,
+  checkFile,
+  lastFour,
+  type CheckedFields,
+  type CheckedFile,
+  type DocumentFields,
+  type DocumentStatusValue,
+  type DocumentTypeValue,
+  type FileInput,
 } from "./documents.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
@@ -70,9 +77,10 @@ export async function updateDocument(ctx: RequestContext, input: UpdateInput, qu
       where: { id, clientId, status: { not: "DELETED" }, storageKey: current.storageKey },
       data: { ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}) } as Prisma.DocumentUncheckedUpdateManyInput,
     });
-    if (!count) throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
-      ? new DomainError("CONFLICT", "The document's file was replaced while this update ran: read it again and retry.")
-      : notFound("document");
+    if (!count)
+      throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
+        ? new DomainError("CONFLICT", "The document's file was replaced while this update ran: read it again and retry.")
+        : notFound("document");
     await changed(write, clientId, { documentId: id, userId: current.userId, change: "updated" }, [...Object.keys(checked), ...(content ? ["file"] : [])]);
     return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
   });
@@ -96,11 +104,19 @@ export async function deleteDocument(ctx: RequestContext, id: string, query?: Se
 function whereOf(clientId: string, filters: DocumentFilters): Prisma.DocumentWhereInput {
   const today = new Date(new Date().toISOString().slice(0, 10));
   const status: Prisma.DocumentWhereInput =
-    filters.status === "DELETED" ? { status: "DELETED" }
-      : filters.status === "EXPIRED" ? { status: "ACTIVE", expiryDate: { lt: today } }
-        : filters.status === "ACTIVE" ? { status: "ACTIVE", OR: [{ expiryDate: null }, { expiryDate: { gte: today } }] }
+    filters.status === "DELETED"
+      ? { status: "DELETED" }
+      : filters.status === "EXPIRED"
+        ? { status: "ACTIVE", expiryDate: { lt: today } }
+        : filters.status === "ACTIVE"
+          ? { status: "ACTIVE", OR: [{ expiryDate: null }, { expiryDate: { gte: today } }] }
           : { status: { not: "DELETED" } };
-  return { clientId, ...status, ...(filters.userId ? { userId: filters.userId } : {}), ...(filters.documentType ? { documentType: filters.documentType } : {}) };
+  return {
+    clientId,
+    ...status,
+    ...(filters.userId ? { userId: filters.userId } : {}),
+    ...(filters.documentType ? { documentType: filters.documentType } : {}),
+  };
 }
 
 /** Filtering by a user of another client (or none) is 404, like reading that user. */
@@ -115,7 +131,13 @@ export async function countDocuments(ctx: RequestContext, filters: DocumentFilte
 
 export async function listDocuments(ctx: RequestContext, filters: DocumentFilters, window: { offset: number; limit: number }, query?: Selection) {
   await checkFilters(ctx, filters);
-  return ctx.db.document.findMany({ ...query, where: whereOf(tenantOf(ctx), filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+  return ctx.db.document.findMany({
+    ...query,
+    where: whereOf(tenantOf(ctx), filters),
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: window.offset,
+    take: window.limit,
+  });
 }
 
 /** The where of `User.documents`: the same status rules as the list. */
@@ -139,12 +161,20 @@ function columnsOf(ctx: RequestContext, checked: CheckedFields): Prisma.Document
 }
 
 const fileColumns = (file: CheckedFile, storageKey: string) => ({
-  fileName: file.fileName, mimeType: file.mimeType, sizeBytes: file.bytes.length,
-  sha256: createHash("sha256").update(file.bytes).digest("hex"), storageKey,
+  fileName: file.fileName,
+  mimeType: file.mimeType,
+  sizeBytes: file.bytes.length,
+  sha256: createHash("sha256").update(file.bytes).digest("hex"),
+  storageKey,
 });
 
 /** Audit row, event and KYC run of one change. */
-async function changed(write: Write, clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }, fields: string[]) {
+async function changed(
+  write: Write,
+  clientId: string,
+  event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" },
+  fields: string[],
+) {
   write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
   write.emit("document.changed", clientId, event);
   await enqueueChecks(write, { clientId, userId: event.userId }, ["KYC"], "DOCUMENT_CHANGED");

@@ -40,10 +40,19 @@ export async function createDocumentStore(config: Pick<Config, "dataDir" | "docu
   const dir = memory ? await mkdtemp(path.join(tmpdir(), "og-documents-")) : path.join(config.dataDir, "documents");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const store = fileStore(dir, deps, logger, memory);
-  const sweeping = store.sweep()
-    .then((n) => { if (n) logger.info({ removed: n }, "document store: unreferenced files removed"); })
+  const sweeping = store
+    .sweep()
+    .then((n) => {
+      if (n) logger.info({ removed: n }, "document store: unreferenced files removed");
+    })
     .catch((error) => logger.warn({ err: error }, "document store sweep failed"));
-  return { ...store, close: async () => { await sweeping; await store.close(); } };
+  return {
+    ...store,
+    close: async () => {
+      await sweeping;
+      await store.close();
+    },
+  };
 }
 
 function databaseStore({ db, transact }: WriteDeps): DocumentStore {
@@ -53,12 +62,21 @@ function databaseStore({ db, transact }: WriteDeps): DocumentStore {
       const row = await db.documentBlob.findUnique({ where: { key }, select: { content: true } });
       return row ? Buffer.from(row.content) : null;
     },
-    transact: (writer, changes, fn) => transact(writer, async (write) => {
-      // select only the key: by default Prisma would send the bytes back (RETURNING), a large share of the write's cost
-      if (changes.put) await write.tx.documentBlob.create({ data: { key: changes.put.key, content: changes.put.bytes as Uint8Array<ArrayBuffer> }, select: { key: true } });
-      if (changes.erase) await write.tx.documentBlob.deleteMany({ where: { key: changes.erase } });
-      return fn(write);
-    }, { timeout: 30_000 }),
+    transact: (writer, changes, fn) =>
+      transact(
+        writer,
+        async (write) => {
+          // select only the key: by default Prisma would send the bytes back (RETURNING), a large share of the write's cost
+          if (changes.put)
+            await write.tx.documentBlob.create({
+              data: { key: changes.put.key, content: changes.put.bytes as Uint8Array<ArrayBuffer> },
+              select: { key: true },
+            });
+          if (changes.erase) await write.tx.documentBlob.deleteMany({ where: { key: changes.erase } });
+          return fn(write);
+        },
+        { timeout: 30_000 },
+      ),
     sweep: async () => 0, // blobs are written and erased with their rows: nothing can be orphaned
     close: async () => {},
   };
@@ -74,15 +92,19 @@ export function fileStore(dir: string, { db, transact }: WriteDeps, logger: Logg
     if (!KEY.test(key)) throw new Error("invalid storage key");
     return path.join(dir, key.slice(0, 2), key);
   };
-  const erase = (key: string) => unlink(fileOf(key)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") logger.warn({ err: error }, "document bytes not erased; the start-up sweep will retry");
-  });
+  const erase = (key: string) =>
+    unlink(fileOf(key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") logger.warn({ err: error }, "document bytes not erased; the start-up sweep will retry");
+    });
   return {
     kind: "file" as const,
     dir,
     fileOf,
     async read(key: string) {
-      return readFile(fileOf(key)).catch((error: NodeJS.ErrnoException) => { if (error.code === "ENOENT") return null; throw error; });
+      return readFile(fileOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return null;
+        throw error;
+      });
     },
     async transact<T>(writer: Actor, changes: ByteChanges, fn: (write: Write) => Promise<T>) {
       if (changes.put) await writeDurably(fileOf(changes.put.key), changes.put.bytes);
@@ -108,9 +130,9 @@ export function fileStore(dir: string, { db, transact }: WriteDeps, logger: Logg
           if (info?.isFile() && info.mtimeMs < cutoff) old.push(name);
         }
         const keys = old.filter((n) => KEY.test(n));
-        const kept = new Set(keys.length
-          ? (await db.document.findMany({ where: { storageKey: { in: keys } }, select: { storageKey: true } })).map((r) => r.storageKey)
-          : []);
+        const kept = new Set(
+          keys.length ? (await db.document.findMany({ where: { storageKey: { in: keys } }, select: { storageKey: true } })).map((r) => r.storageKey) : [],
+        );
         // temp files of interrupted writes and files whose row is gone, erased or never committed
         for (const name of old.filter((n) => !kept.has(n))) {
           await unlink(path.join(folder, name)).catch(() => {});
@@ -119,7 +141,9 @@ export function fileStore(dir: string, { db, transact }: WriteDeps, logger: Logg
       }
       return removed;
     },
-    close: async () => { if (temporary) await rm(dir, { recursive: true, force: true }); },
+    close: async () => {
+      if (temporary) await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -140,5 +164,9 @@ async function writeDurably(file: string, bytes: Uint8Array) {
   await handle.close();
   await rename(temp, file);
   const dirHandle = await open(folder, "r");
-  try { await dirHandle.sync(); } finally { await dirHandle.close(); }
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
 }

@@ -10,13 +10,22 @@ import { MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import { fileStore } from "./documents.storage.js";
 
 /** A real 1×1 PNG. */
-const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082", "hex");
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082",
+  "hex",
+);
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 const b64 = (bytes: Buffer) => bytes.toString("base64");
 
 const passport = (userId: string, file: Buffer = PNG, extra: Record<string, unknown> = {}) => ({
-  user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SGP",
-  issue_date: "2020-01-15", expiry_date: "2030-01-14", file: { file_name: "passport.png", mime_type: "image/png", content_base64: b64(file) }, ...extra,
+  user_id: userId,
+  document_type: "PASSPORT",
+  document_number: "E1234567",
+  issuing_country: "SGP",
+  issue_date: "2020-01-15",
+  expiry_date: "2030-01-14",
+  file: { file_name: "passport.png", mime_type: "image/png", content_base64: b64(file) },
+  ...extra,
 });
 
 const DOC_GQL = "id userId documentType status documentNumber issuingCountry issueDate expiryDate file { fileName mimeType sizeBytes sha256 } deletedAt";
@@ -35,7 +44,12 @@ describe("DOCUMENT_STORE", () => {
 const setups: { backend: "pglite" | "postgres"; store: "file" | "database" }[] = [
   { backend: "pglite", store: "file" },
   { backend: "pglite", store: "database" },
-  ...(process.env.DATABASE_URL ? [{ backend: "postgres" as const, store: "database" as const }, { backend: "postgres" as const, store: "file" as const }] : []),
+  ...(process.env.DATABASE_URL
+    ? [
+        { backend: "postgres" as const, store: "database" as const },
+        { backend: "postgres" as const, store: "file" as const },
+      ]
+    : []),
 ];
 
 describe.each(setups)("documents on $backend with the $store store", ({ backend, store }) => {
@@ -75,8 +89,14 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     const res = await t.rest("POST", base, { key, body: passport(userId) });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      user_id: userId, document_type: "PASSPORT", status: "ACTIVE", document_number: "****4567", issuing_country: "SG",
-      issue_date: "2020-01-15", expiry_date: "2030-01-14", deleted_at: null,
+      user_id: userId,
+      document_type: "PASSPORT",
+      status: "ACTIVE",
+      document_number: "****4567",
+      issuing_country: "SG",
+      issue_date: "2020-01-15",
+      expiry_date: "2030-01-14",
+      deleted_at: null,
       file: { file_name: "passport.png", mime_type: "image/png", size_bytes: PNG.length, sha256: sha(PNG) },
     });
     expect(JSON.stringify(res.body)).not.toContain("E1234567");
@@ -96,16 +116,30 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     const res = await gqlUpload(key, UPLOAD, { userId, documentType: "PROOF_OF_ADDRESS", file: {} }, bytes, "bill.pdf", "application/pdf");
     expect(res.errors).toBeUndefined();
     const doc = res.data.uploadDocument;
-    expect(doc).toMatchObject({ userId, documentType: "PROOF_OF_ADDRESS", status: "ACTIVE", documentNumber: null, file: { fileName: "bill.pdf", mimeType: "application/pdf", sizeBytes: 5000, sha256: sha(bytes) } });
-    const read = await t.gql(key, `query($id: ID!) { document(id: $id) { id file { contentBase64 } } documentFile(id: $id) { mimeType contentBase64 } }`, { id: doc.id });
+    expect(doc).toMatchObject({
+      userId,
+      documentType: "PROOF_OF_ADDRESS",
+      status: "ACTIVE",
+      documentNumber: null,
+      file: { fileName: "bill.pdf", mimeType: "application/pdf", sizeBytes: 5000, sha256: sha(bytes) },
+    });
+    const read = await t.gql(key, `query($id: ID!) { document(id: $id) { id file { contentBase64 } } documentFile(id: $id) { mimeType contentBase64 } }`, {
+      id: doc.id,
+    });
     expect(Buffer.from(read.data.document.file.contentBase64, "base64").equals(bytes)).toBe(true);
     expect(read.data.documentFile.mimeType).toBe("application/pdf");
   });
 
   it("uploads through GraphQL with base64 too, and REST and GraphQL show the same document", async () => {
-    const res = await t.gql(key, UPLOAD, { input: { userId, documentType: "NATIONAL_ID", documentNumber: "S-8877-665A", issuingCountry: "MY", file: { contentBase64: b64(PNG) } } });
+    const res = await t.gql(key, UPLOAD, {
+      input: { userId, documentType: "NATIONAL_ID", documentNumber: "S-8877-665A", issuingCountry: "MY", file: { contentBase64: b64(PNG) } },
+    });
     expect(res.errors).toBeUndefined();
-    expect(res.data.uploadDocument).toMatchObject({ documentNumber: "****665A", issuingCountry: "MY", file: { fileName: "document.png", mimeType: "image/png" } });
+    expect(res.data.uploadDocument).toMatchObject({
+      documentNumber: "****665A",
+      issuingCountry: "MY",
+      file: { fileName: "document.png", mimeType: "image/png" },
+    });
     const rest = await t.rest("GET", `${base}/${res.data.uploadDocument.id}`, { key });
     expect(rest.body).toMatchObject({ document_id: res.data.uploadDocument.id, document_number: "****665A", file: { file_name: "document.png" } });
   });
@@ -120,7 +154,10 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
       const gql = await gqlUpload(key, UPLOAD, { userId, documentType: "SELFIE", file: {} }, bytes, "me.png", "image/png");
       expect(gql.errors?.[0].extensions.code).toBe("UNSUPPORTED_MEDIA_TYPE");
     }
-    const lying = await t.rest("POST", base, { key, body: passport(userId, pdf(), { file: { file_name: "x.png", mime_type: "image/png", content_base64: b64(pdf()) } }) });
+    const lying = await t.rest("POST", base, {
+      key,
+      body: passport(userId, pdf(), { file: { file_name: "x.png", mime_type: "image/png", content_base64: b64(pdf()) } }),
+    });
     expect(lying.status).toBe(415);
     expect(lying.body.detail).toContain("application/pdf");
     expect(await t.db.document.count()).toBe(before);
@@ -134,7 +171,10 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     const gql = await gqlUpload(key, UPLOAD, { userId, documentType: "OTHER", file: {} }, big, "big.pdf", "application/pdf");
     expect(gql.errors?.[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
     // exactly 10 MiB is accepted
-    const max = await t.rest("POST", base, { key, body: { user_id: userId, document_type: "OTHER", file: { mime_type: "application/pdf", content_base64: b64(pdf(MAX_DOCUMENT_BYTES)) } } });
+    const max = await t.rest("POST", base, {
+      key,
+      body: { user_id: userId, document_type: "OTHER", file: { mime_type: "application/pdf", content_base64: b64(pdf(MAX_DOCUMENT_BYTES)) } },
+    });
     expect(max.status).toBe(201);
     expect(max.body.file.size_bytes).toBe(MAX_DOCUMENT_BYTES);
     // the upload allowance is the documents routes' own: a user body of 2 MiB is still refused
@@ -160,12 +200,22 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     const created = (await t.rest("POST", base, { key, body: passport(userId) })).body;
     const oldKey = (await storageKeyOf(created.document_id))!;
     const bytes = pdf(1234);
-    const res = await t.rest("PUT", base, { key, body: { document_id: created.document_id, document_number: "K99887766", file: { file_name: "scan.pdf", content_base64: b64(bytes) } } });
+    const res = await t.rest("PUT", base, {
+      key,
+      body: { document_id: created.document_id, document_number: "K99887766", file: { file_name: "scan.pdf", content_base64: b64(bytes) } },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ document_id: created.document_id, document_number: "****7766", issuing_country: "SG", file: { file_name: "scan.pdf", mime_type: "application/pdf", sha256: sha(bytes) } });
+    expect(res.body).toMatchObject({
+      document_id: created.document_id,
+      document_number: "****7766",
+      issuing_country: "SG",
+      file: { file_name: "scan.pdf", mime_type: "application/pdf", sha256: sha(bytes) },
+    });
     expect(await t.app.services.documentStore.read(oldKey)).toBeNull();
     expect((await t.app.services.documentStore.read((await storageKeyOf(created.document_id))!))!.equals(bytes)).toBe(true);
-    const cleared = await t.gql(key, `mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { expiryDate documentNumber } }`, { input: { id: created.document_id, expiryDate: null } });
+    const cleared = await t.gql(key, `mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { expiryDate documentNumber } }`, {
+      input: { id: created.document_id, expiryDate: null },
+    });
     expect(cleared.data.updateDocument).toEqual({ expiryDate: null, documentNumber: "****7766" });
     const unset = await t.rest("PUT", base, { key, body: { document_id: created.document_id, document_number: null } });
     expect(unset.status).toBe(400);
@@ -175,7 +225,10 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
   it("lists in the envelope with masked numbers, filtered by user_id, and never with bytes", async () => {
     const u = await newUser();
     await t.rest("POST", base, { key, body: passport(u) });
-    await t.rest("POST", base, { key, body: passport(u, pdf(), { document_type: "DRIVING_LICENSE", document_number: "DL-000-1234", file: { content_base64: b64(pdf()) } }) });
+    await t.rest("POST", base, {
+      key,
+      body: passport(u, pdf(), { document_type: "DRIVING_LICENSE", document_number: "DL-000-1234", file: { content_base64: b64(pdf()) } }),
+    });
     const res = await t.rest("GET", `${base}?user_id=${u}&records_per_page=1`, { key });
     expect(res.status).toBe(200);
     expect(res.body.pagination).toMatchObject({ page: 1, records_per_page: 1, total_records: 2, total_pages: 2 });
@@ -184,7 +237,11 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
     expect(res.body.data[0].file.content_base64).toBeUndefined();
     const all = await t.rest("GET", `${base}?user_id=${u}&document_type=PASSPORT`, { key });
     expect(all.body.data.map((d: { document_number: string }) => d.document_number)).toEqual(["****4567"]);
-    const gql = await t.gql(key, `query($u: ID!) { documents(userId: $u) { totalCount edges { node { documentNumber } } } user(id: $u) { documents { documentNumber } } }`, { u });
+    const gql = await t.gql(
+      key,
+      `query($u: ID!) { documents(userId: $u) { totalCount edges { node { documentNumber } } } user(id: $u) { documents { documentNumber } } }`,
+      { u },
+    );
     expect(gql.data.documents.totalCount).toBe(2);
     expect(gql.data.user.documents.map((d: { documentNumber: string }) => d.documentNumber)).toEqual(["****1234", "****4567"]);
   });
@@ -238,7 +295,9 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
 
   it("deletes through GraphQL, returning the DELETED record", async () => {
     const created = (await t.rest("POST", base, { key, body: passport(userId) })).body;
-    const res = await t.gql(key, `mutation($input: DeleteDocumentInput!) { deleteDocument(input: $input) { id status deletedAt file { contentBase64 } } }`, { input: { id: created.document_id } });
+    const res = await t.gql(key, `mutation($input: DeleteDocumentInput!) { deleteDocument(input: $input) { id status deletedAt file { contentBase64 } } }`, {
+      input: { id: created.document_id },
+    });
     expect(res.data.deleteDocument).toMatchObject({ id: created.document_id, status: "DELETED", file: { contentBase64: null } });
   });
 
@@ -288,14 +347,25 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
       const { key: k } = await q.createClient("Many");
       const ids: string[] = [];
       for (let i = 0; i < 100; i += 10)
-        ids.push(...await Promise.all(Array.from({ length: 10 }, async () =>
-          (await q.rest("POST", "/v2/users", { key: k, body: { first_name: "Dee", last_name: "Oh", email: `${randomUUID()}@example.com` } })).body.user_id as string)));
-      for (let i = 0; i < 100; i += 10)
-        await Promise.all(ids.slice(i, i + 10).map((u) => q.rest("POST", base, { key: k, body: passport(u) })));
+        ids.push(
+          ...(await Promise.all(
+            Array.from(
+              { length: 10 },
+              async () =>
+                (
+                  await q.rest("POST", "/v2/users", { key: k, body: { first_name: "Dee", last_name: "Oh", email: `${randomUUID()}@example.com` } })
+                ).body.user_id as string,
+            ),
+          )),
+        );
+      for (let i = 0; i < 100; i += 10) await Promise.all(ids.slice(i, i + 10).map((u) => q.rest("POST", base, { key: k, body: passport(u) })));
       const query = (n: number) => `{ users(first: ${n}) { edges { node { id documents { id status documentNumber } } } } }`;
       await q.gql(k, query(1)); // warm
       // the rule-set version check may ride along on any request (compliance.service.ts): not this list's own
-      const own = async <T>(fn: () => Promise<T>) => { const r = await q.app.database.countQueries(fn); return { ...r, queries: r.queries.filter((x) => !x.includes(POLL_MARKER)) }; };
+      const own = async <T>(fn: () => Promise<T>) => {
+        const r = await q.app.database.countQueries(fn);
+        return { ...r, queries: r.queries.filter((x) => !x.includes(POLL_MARKER)) };
+      };
       const small = await own(() => q.gql(k, query(2)));
       const large = await own(() => q.gql(k, query(100)));
       expect(large.result.errors).toBeUndefined();
@@ -308,14 +378,24 @@ describe.each(setups)("documents on $backend with the $store store", ({ backend,
       const list = await own(() => q.rest("GET", `${base}?records_per_page=100`, { key: k }));
       expect(list.result.body.data).toHaveLength(100);
       expect(list.queries.length).toBeLessThanOrEqual(2);
-    } finally { await q.stop(); }
+    } finally {
+      await q.stop();
+    }
   }, 120_000);
 
   it.runIf(store === "file")("leaves no file behind when the transaction fails, and the sweep removes unreferenced files", async () => {
     const docStore = t.app.services.documentStore as ReturnType<typeof fileStore>;
-    const ctx = { ...t.app.services, principal: { kind: "client" as const, clientId, keyId: "test", mode: "SANDBOX" as const, scopes: new Set<string>() }, requestId: "test" };
+    const ctx = {
+      ...t.app.services,
+      principal: { kind: "client" as const, clientId, keyId: "test", mode: "SANDBOX" as const, scopes: new Set<string>() },
+      requestId: "test",
+    };
     const storageKey = "00000000-1111-4222-8333-444444444444";
-    await expect(docStore.transact(ctx, { put: { key: storageKey, bytes: PNG } }, async () => { throw new Error("database write failed"); })).rejects.toThrow("database write failed");
+    await expect(
+      docStore.transact(ctx, { put: { key: storageKey, bytes: PNG } }, async () => {
+        throw new Error("database write failed");
+      }),
+    ).rejects.toThrow("database write failed");
     expect(existsSync(docStore.fileOf(storageKey))).toBe(false);
 
     // a crash after the rename but before the commit, and one mid-write, leave files no row names

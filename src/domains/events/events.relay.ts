@@ -51,9 +51,17 @@ export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logge
   async function claim(events: Claimable[]): Promise<number> {
     const after: (() => void)[] = [];
     const take = async (tx: Tx) => {
-      const claimed = await tx.event.updateManyAndReturn({ where: { id: { in: events.map((e) => e.id) }, publishedAt: null }, data: { publishedAt: new Date() }, select: COLUMNS });
+      const claimed = await tx.event.updateManyAndReturn({
+        where: { id: { in: events.map((e) => e.id) }, publishedAt: null },
+        data: { publishedAt: new Date() },
+        select: COLUMNS,
+      });
       claimed.sort((a, b) => (a.seq < b.seq ? -1 : 1));
-      if (claimed.length) for (const { consume } of consumers) { const then = await consume(tx, claimed); if (then) after.push(then); }
+      if (claimed.length)
+        for (const { consume } of consumers) {
+          const then = await consume(tx, claimed);
+          if (then) after.push(then);
+        }
       return claimed.length;
     };
     const count = writes(events) ? await db.$transaction(take) : await take(db);
@@ -76,7 +84,12 @@ export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logge
     async relayPending(): Promise<number> {
       let total = 0;
       for (;;) {
-        const pending = await db.event.findMany({ where: { publishedAt: null }, orderBy: { seq: "asc" }, take: BATCH, select: { id: true, type: true, clientId: true } });
+        const pending = await db.event.findMany({
+          where: { publishedAt: null },
+          orderBy: { seq: "asc" },
+          take: BATCH,
+          select: { id: true, type: true, clientId: true },
+        });
         if (!pending.length) return total;
         total += await claim(pending);
       }
@@ -103,12 +116,19 @@ export function defineEventRelay(jobs: Jobs, outbox?: Outbox) {
   return jobs.define({
     name: EVENT_RELAY_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-    ...(outbox && { workOptions: { batchSize: 50 }, work: async () => { await outbox.relayPending(); } }),
+    ...(outbox && {
+      workOptions: { batchSize: 50 },
+      work: async () => {
+        await outbox.relayPending();
+      },
+    }),
   });
 }
 
 /** Outbox lag for /metrics: how many committed rows are unpublished, and the oldest one's age (the `published_at` index). */
 export async function outboxLag(db: Db, now = new Date()) {
-  const [row] = await db.$queryRaw<{ n: number; oldest: Date | null }[]>`select count(*)::int as n, min(created_at) as oldest from events where published_at is null`;
+  const [row] = await db.$queryRaw<
+    { n: number; oldest: Date | null }[]
+  >`select count(*)::int as n, min(created_at) as oldest from events where published_at is null`;
   return { unpublished: row.n, oldestSeconds: row.oldest ? Math.max(0, (now.getTime() - row.oldest.getTime()) / 1000) : 0 };
 }

@@ -3,7 +3,11 @@ import { restOperation, type Route } from "../../rest/route.js";
 
 export const eventsRoutes: Route[] = [
   {
-    method: "GET", path: "/v2/events", summary: "The client's events after `after` (an event id), oldest first; page on with the last event's id", scope: "users:read", list: true,
+    method: "GET",
+    path: "/v2/events",
+    summary: "The client's events after `after` (an event id), oldest first; page on with the last event's id",
+    scope: "users:read",
+    list: true,
     queryParams: ["after", "types"],
     // `after` is the event id; the list's own paging variable of that name (an offset) is not used here
     operation: restOperation(`query Events($since: String, $types: [String!], $first: Int) {

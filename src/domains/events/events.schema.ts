@@ -17,7 +17,10 @@ builder.subscriptionField("userStatusChanged", (t) =>
     args: { userId: t.arg.id({ required: true }) },
     subscribe: async (_root, { userId }, ctx) => {
       await getUser(ctx, String(userId), { select: { id: true } }); // 404 for another client's user
-      return pipe(ctx.events.subscribe("user.status.updated", tenantOf(ctx)), filter((e) => e.userId === String(userId)));
+      return pipe(
+        ctx.events.subscribe("user.status.updated", tenantOf(ctx)),
+        filter((e) => e.userId === String(userId)),
+      );
     },
     resolve: (query, event, _args, ctx) => getUser(ctx, (event as { userId: string }).userId, query),
   }),
@@ -33,17 +36,24 @@ const EventRef = builder.objectRef<EventEnvelope>("Event").implement({
   }),
 });
 
-builder.queryField("events", (t) => t.connection({
-  type: EventRef, authScopes: { scope: "users:read" },
-  description: "Catch-up: the caller's client's events after the event `after` (an event id; every edge's cursor is its event's id), oldest first",
-  args: { types: t.arg.stringList({ required: false, description: "only these event types" }) },
-  resolve: async (_root, args, ctx) => {
-    if (args.last != null || args.before != null) throw invalid([{ field: args.last != null ? "last" : "before", code: "invalid", message: "events are read forwards only: use first and after." }]);
-    const { page, hasNextPage, totalCount } = await listEvents(ctx, args);
-    return {
-      totalCount,
-      edges: page.map((node) => ({ cursor: node.id, node })),
-      pageInfo: { hasNextPage, hasPreviousPage: args.after != null, startCursor: page[0]?.id ?? null, endCursor: page.at(-1)?.id ?? null },
-    };
-  },
-}, withTotalCount("EventConnection")));
+builder.queryField("events", (t) =>
+  t.connection(
+    {
+      type: EventRef,
+      authScopes: { scope: "users:read" },
+      description: "Catch-up: the caller's client's events after the event `after` (an event id; every edge's cursor is its event's id), oldest first",
+      args: { types: t.arg.stringList({ required: false, description: "only these event types" }) },
+      resolve: async (_root, args, ctx) => {
+        if (args.last != null || args.before != null)
+          throw invalid([{ field: args.last != null ? "last" : "before", code: "invalid", message: "events are read forwards only: use first and after." }]);
+        const { page, hasNextPage, totalCount } = await listEvents(ctx, args);
+        return {
+          totalCount,
+          edges: page.map((node) => ({ cursor: node.id, node })),
+          pageInfo: { hasNextPage, hasPreviousPage: args.after != null, startCursor: page[0]?.id ?? null, endCursor: page.at(-1)?.id ?? null },
+        };
+      },
+    },
+    withTotalCount("EventConnection"),
+  ),
+);

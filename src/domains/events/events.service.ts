@@ -11,15 +11,17 @@ import { toSnake } from "../../lib/case.js";
 
 /** What a consumer may hear of; the checks engine adds the check.* ones as it emits them. */
 export const PUBLIC_EVENT_TYPES = [
-  "user.status.updated", "user.risk_level.updated",
-  "check.kyc.updated", "check.sanctions_screening.updated", "check.transaction_monitoring.updated",
+  "user.status.updated",
+  "user.risk_level.updated",
+  "check.kyc.updated",
+  "check.sanctions_screening.updated",
+  "check.transaction_monitoring.updated",
 ] as const;
 
 export type EventEnvelope = { id: string; type: string; createdAt: Date; data: Record<string, unknown> };
 
 /** The event's own fields in REST's names: `{userId, status}` → `{user_id, status}` (top level only). */
-export const envelopeData = (data: unknown) =>
-  Object.fromEntries(Object.entries((data ?? {}) as Record<string, unknown>).map(([k, v]) => [toSnake(k), v]));
+export const envelopeData = (data: unknown) => Object.fromEntries(Object.entries((data ?? {}) as Record<string, unknown>).map(([k, v]) => [toSnake(k), v]));
 
 /**
  * Oldest first, in the order transactions became visible: only events of transactions older than
@@ -35,7 +37,13 @@ export async function listEvents(ctx: RequestContext, args: { after?: string | n
   if (unknown.length) throw invalid([{ field: "types", code: "invalid", message: `types must be among ${PUBLIC_EVENT_TYPES.join(", ")}.` }]);
   let cursor: { tx: string; seq: bigint } | null = null;
   if (args.after != null) {
-    const [from] = isUuid(args.after) ? await ctx.db.$queryRawUnsafe<{ tx: string; seq: bigint }[]>(`select tx_id::text as tx, seq from events where id = $1::uuid and client_id = $2::uuid`, args.after, clientId) : [];
+    const [from] = isUuid(args.after)
+      ? await ctx.db.$queryRawUnsafe<{ tx: string; seq: bigint }[]>(
+          `select tx_id::text as tx, seq from events where id = $1::uuid and client_id = $2::uuid`,
+          args.after,
+          clientId,
+        )
+      : [];
     if (!from) throw invalid([{ field: "after", code: "invalid", message: "after must be the id of one of your events." }]);
     cursor = from;
   }
@@ -45,7 +53,10 @@ export async function listEvents(ctx: RequestContext, args: { after?: string | n
   const params = [clientId, types, cursor?.tx ?? null, cursor?.seq ?? 0n];
   const [rows, [{ n }]] = await Promise.all([
     ctx.db.$queryRawUnsafe<{ id: string; type: string; created_at: Date; data: unknown }[]>(
-      `select id::text, type, created_at, data from events where ${where} order by tx_id, seq limit $5`, ...params, first + 1),
+      `select id::text, type, created_at, data from events where ${where} order by tx_id, seq limit $5`,
+      ...params,
+      first + 1,
+    ),
     ctx.db.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from events where ${where}`, ...params),
   ]);
   const page: EventEnvelope[] = rows.slice(0, first).map((r) => ({ id: r.id, type: r.type, createdAt: new Date(r.created_at), data: envelopeData(r.data) }));

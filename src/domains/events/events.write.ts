@@ -57,12 +57,19 @@ export type WriteDeps = { db: Db; transact: Transact };
 // seq and tx_id are the database's own (their order is what catch-up pages by)
 type EventRow = { id: string; createdAt: Date; type: string; clientId: string | null; data: object };
 const insertEvents = rowInserter<EventRow>("events", {
-  id: "id uuid", createdAt: "created_at timestamp(3)", clientId: "client_id uuid", type: "type text", data: "data jsonb",
+  id: "id uuid",
+  createdAt: "created_at timestamp(3)",
+  clientId: "client_id uuid",
+  type: "type text",
+  data: "data jsonb",
 });
 
 /** A topic's arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics): the client id goes to its column. */
 const eventRow = ([type, ...args]: unknown[]): EventRow => ({
-  ...freshRow(), type: type as string, clientId: args.length === 2 ? (args[0] as string) : null, data: args.at(-1) as object,
+  ...freshRow(),
+  type: type as string,
+  clientId: args.length === 2 ? (args[0] as string) : null,
+  data: args.at(-1) as object,
 });
 
 /**
@@ -72,14 +79,18 @@ const eventRow = ([type, ...args]: unknown[]): EventRow => ({
  */
 export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?: Outbox } = {}): Transact {
   const transact = <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }) =>
-    inTransaction(db, async (tx, afterCommit) => {
-      const effects = collectEffects(jobs, outbox);
-      const value = await fn({ tx, ...effects.collect });
-      const { sql, params } = oneStatement(await effects.statements(actor));
-      if (params.length) await tx.$queryRawUnsafe(sql, ...params);
-      afterCommit(effects.committed);
-      return value;
-    }, options);
+    inTransaction(
+      db,
+      async (tx, afterCommit) => {
+        const effects = collectEffects(jobs, outbox);
+        const value = await fn({ tx, ...effects.collect });
+        const { sql, params } = oneStatement(await effects.statements(actor));
+        if (params.length) await tx.$queryRawUnsafe(sql, ...params);
+        afterCommit(effects.committed);
+        return value;
+      },
+      options,
+    );
   return Object.assign(transact, {
     async oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) {
       const effects = collectEffects(jobs, outbox);
@@ -106,12 +117,20 @@ function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined) {
   };
   let relayJobId: string | null = null;
   const collect: Effects = {
-    audit: (entry) => { audits.push(entry); },
-    auditMany: (entries) => { audits.push(...entries); },
-    emit: (topic, ...args) => { events.push(eventRow([topic, ...args])); },
+    audit: (entry) => {
+      audits.push(entry);
+    },
+    auditMany: (entries) => {
+      audits.push(...entries);
+    },
+    emit: (topic, ...args) => {
+      events.push(eventRow([topic, ...args]));
+    },
     enqueue: (name, data, options) => queue(name, [{ data, ...options }]),
     enqueueMany: queue,
-    insert: (statement) => { if (statement) inserts.push(statement); },
+    insert: (statement) => {
+      if (statement) inserts.push(statement);
+    },
   };
   return {
     collect,

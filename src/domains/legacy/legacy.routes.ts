@@ -20,14 +20,22 @@ const updateUser = twin(usersRoutes, "PUT", "/v2/users/{user_id}");
 
 /** v1 names the user by `user_id` in the body (the v2 path parameter); If-Match works as on v2. */
 const byBodyUserId: Pick<Route, "bodyAliases" | "variables"> = {
-  bodyAliases: { user_id: "id" }, variables: (req) => ({ input: bodyInput(req, { ifMatch: req.headers.get("if-match") }) }),
+  bodyAliases: { user_id: "id" },
+  variables: (req) => ({ input: bodyInput(req, { ifMatch: req.headers.get("if-match") }) }),
 };
 
 const address = (type: "RESIDENTIAL" | "BILLING"): Route => ({
-  method: "PUT", path: `/v1/users/addresses/${type.toLowerCase()}`, summary: `Replace the user's ${type.toLowerCase()} address {user_id, address}`, scope: "users:write",
-  successor: "/v2/users", bodyAliases: { user_id: "id" },
-  operation: restOperation(`mutation UpdateUserAddress($input: UpdateUserAddressInput!) { updateUserAddress(input: $input) { ${USER_REST_FIELDS.replace("etag", "")} } }`),
-  variables: (req) => ({ input: bodyInput(req, { type }) }), field: "updateUserAddress",
+  method: "PUT",
+  path: `/v1/users/addresses/${type.toLowerCase()}`,
+  summary: `Replace the user's ${type.toLowerCase()} address {user_id, address}`,
+  scope: "users:write",
+  successor: "/v2/users",
+  bodyAliases: { user_id: "id" },
+  operation: restOperation(
+    `mutation UpdateUserAddress($input: UpdateUserAddressInput!) { updateUserAddress(input: $input) { ${USER_REST_FIELDS.replace("etag", "")} } }`,
+  ),
+  variables: (req) => ({ input: bodyInput(req, { type }) }),
+  field: "updateUserAddress",
 });
 
 export const legacyRoutes: Route[] = [
@@ -38,11 +46,15 @@ export const legacyRoutes: Route[] = [
   { ...twin(documentsRoutes, "POST", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
   { ...twin(documentsRoutes, "PUT", DOCUMENTS), path: "/v1/users/authentications/documents", successor: DOCUMENTS },
   {
-    ...twin(walletsRoutes, "POST", WALLETS), path: "/v1/users/wallets", successor: WALLETS,
+    ...twin(walletsRoutes, "POST", WALLETS),
+    path: "/v1/users/wallets",
+    successor: WALLETS,
     operation: restOperation(`mutation CreateWallet($input: CreateWalletInput!) { createWallet(input: $input) { wallet_id: id userId currency status } }`),
   },
   {
-    ...twin(walletsRoutes, "POST", CARDS), path: "/v1/users/wallets/cards/", successor: CARDS,
+    ...twin(walletsRoutes, "POST", CARDS),
+    path: "/v1/users/wallets/cards/",
+    successor: CARDS,
     operation: restOperation(`mutation RequestCard($input: RequestCardInput!) { requestCard(input: $input) { card_id: id walletId cardType status } }`),
   },
 ];

@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { ConfigError, loadConfig, V1_DEPRECATED_AT } from "../../config.js";
 
-const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082", "hex");
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082",
+  "hex",
+);
 
 /** `{address: {line1: "x"}}` → `address[line1]=x`, as the vendor's callers encode. */
 function form(body: Record<string, unknown>, prefix = "", out = new URLSearchParams()) {
@@ -29,7 +32,10 @@ describe("v1 (legacy) routes", () => {
   let other: string;
   /** A v1 call as a legacy client makes it: Basic auth, a form body. */
   const v1 = (method: string, path: string, body: Record<string, unknown>, k = key, headers: Record<string, string> = {}) =>
-    t.rest(method, path, { body: form(body).toString(), headers: { authorization: basic(k), "content-type": "application/x-www-form-urlencoded", ...headers } });
+    t.rest(method, path, {
+      body: form(body).toString(),
+      headers: { authorization: basic(k), "content-type": "application/x-www-form-urlencoded", ...headers },
+    });
   const json = (method: string, path: string, body: unknown, k = key) => t.rest(method, path, { key: k, body });
   const newUser = async (k = key, active = false) => {
     const id = (await json("POST", "/v2/users", { first_name: "Ann", last_name: "Lee", email: `${randomUUID()}@example.com` }, k)).body.user_id as string;
@@ -51,7 +57,13 @@ describe("v1 (legacy) routes", () => {
   };
 
   it("runs the whole v1 flow with form bodies and HTTP Basic, and v2 reads every change", async () => {
-    const created = await v1("POST", "/v1/users", { first_name: "Lee", last_name: "Tan", email: `${randomUUID()}@example.com`, date_of_birth: "1990-02-03", residential_address: address("1 Old Road") });
+    const created = await v1("POST", "/v1/users", {
+      first_name: "Lee",
+      last_name: "Tan",
+      email: `${randomUUID()}@example.com`,
+      date_of_birth: "1990-02-03",
+      residential_address: address("1 Old Road"),
+    });
     expect(created.status).toBe(201);
     expectDeprecated(created, "/v2/users");
     const userId = created.body.user_id;
@@ -71,10 +83,17 @@ describe("v1 (legacy) routes", () => {
     expect(billing).toMatchObject({ status: 200, body: { billing_address: { line1: "9 Bill St", line2: "#02-01" } } });
 
     const doc = await v1("POST", "/v1/users/authentications/documents", {
-      user_id: userId, document_type: "passport", document_number: "E1234567", issuing_country: "SGP", expiry_date: "2030-01-14",
+      user_id: userId,
+      document_type: "passport",
+      document_number: "E1234567",
+      issuing_country: "SGP",
+      expiry_date: "2030-01-14",
       file: { file_name: "passport.png", content_base64: PNG.toString("base64") },
     });
-    expect(doc).toMatchObject({ status: 201, body: { user_id: userId, document_type: "PASSPORT", document_number: "****4567", file: { mime_type: "image/png" } } });
+    expect(doc).toMatchObject({
+      status: 201,
+      body: { user_id: userId, document_type: "PASSPORT", document_number: "****4567", file: { mime_type: "image/png" } },
+    });
     expectDeprecated(doc, "/v2/users/authentications/documents");
     const docUpdate = await v1("PUT", "/v1/users/authentications/documents", { document_id: doc.body.document_id, expiry_date: "2031-05-06" });
     expect(docUpdate).toMatchObject({ status: 200, body: { document_id: doc.body.document_id, expiry_date: "2031-05-06" } });
@@ -97,14 +116,29 @@ describe("v1 (legacy) routes", () => {
 
     const v2 = await json("GET", `/v2/users/${userId}`, undefined);
     expect(v2.body).toMatchObject({
-      first_name: "Lee", middle_name: "Kai", last_name: "Header", phone_number: "+6591234567", date_of_birth: "1990-02-03", locale: "en-SG", status: "ACTIVE",
+      first_name: "Lee",
+      middle_name: "Kai",
+      last_name: "Header",
+      phone_number: "+6591234567",
+      date_of_birth: "1990-02-03",
+      locale: "en-SG",
+      status: "ACTIVE",
       residential_address: { line1: "2 New Road", city: "Singapore", postal_code: "049315", country: "SG" },
       billing_address: { line1: "9 Bill St", line2: "#02-01" },
     });
     const docs = await json("GET", `/v2/users/authentications/documents?user_id=${userId}`, undefined);
     expect(docs.body.data).toMatchObject([{ document_id: doc.body.document_id, expiry_date: "2031-05-06" }]);
     const graph = await t.gql(key, `query($id: ID!) { user(id: $id) { wallets { id currency cards { id cardType } } } }`, { id: userId });
-    expect(graph.data.user.wallets).toEqual([{ id: wallet.body.wallet_id, currency: "SGD", cards: expect.arrayContaining([{ id: card.body.card_id, cardType: "VIRTUAL" }, { id: noSlash.body.card_id, cardType: "PHYSICAL" }]) }]);
+    expect(graph.data.user.wallets).toEqual([
+      {
+        id: wallet.body.wallet_id,
+        currency: "SGD",
+        cards: expect.arrayContaining([
+          { id: card.body.card_id, cardType: "VIRTUAL" },
+          { id: noSlash.body.card_id, cardType: "PHYSICAL" },
+        ]),
+      },
+    ]);
 
     const metrics = await (await t.app.fetch("/metrics")).text();
     expect(metrics).toContain(`v1_requests_total{route="POST /v1/users",client_id="${clientId}"} 1`);
@@ -117,23 +151,73 @@ describe("v1 (legacy) routes", () => {
     const pending = await newUser();
     const walletId = (await json("POST", "/v2/users/wallets", { user_id: userId, currency: "EUR" })).body.wallet_id;
     const pairs: [v1: [string, string, Record<string, unknown>], v2: [string, string, Record<string, unknown>], code: string, status: number][] = [
-      [["POST", "/v1/users", { email: "not-an-email", last_name: "X" }], ["POST", "/v2/users", { email: "not-an-email", last_name: "X" }], "VALIDATION_FAILED", 400],
+      [
+        ["POST", "/v1/users", { email: "not-an-email", last_name: "X" }],
+        ["POST", "/v2/users", { email: "not-an-email", last_name: "X" }],
+        "VALIDATION_FAILED",
+        400,
+      ],
       [["POST", "/v1/users", { nickname: "x" }], ["POST", "/v2/users", { nickname: "x" }], "VALIDATION_FAILED", 400],
-      [["PUT", "/v1/users", { user_id: userId, date_of_birth: "2999-01-01" }], ["PUT", `/v2/users/${userId}`, { date_of_birth: "2999-01-01" }], "VALIDATION_FAILED", 400],
+      [
+        ["PUT", "/v1/users", { user_id: userId, date_of_birth: "2999-01-01" }],
+        ["PUT", `/v2/users/${userId}`, { date_of_birth: "2999-01-01" }],
+        "VALIDATION_FAILED",
+        400,
+      ],
       [["PUT", "/v1/users", { user_id: userId, status: "PENDING" }], ["PUT", `/v2/users/${userId}`, { status: "PENDING" }], "INVALID_STATE_TRANSITION", 409],
-      [["PUT", "/v1/users/addresses/residential", { user_id: userId, address: { line1: "x", city: "y", country: "ZZ" } }], ["PUT", `/v2/users/${userId}`, { residential_address: { line1: "x", city: "y", country: "ZZ" } }], "VALIDATION_FAILED", 400],
-      [["PUT", "/v1/users/addresses/billing", { user_id: userId, address: { city: "y", country: "SG" } }], ["PUT", `/v2/users/${userId}`, { billing_address: { city: "y", country: "SG" } }], "VALIDATION_FAILED", 400],
-      [["POST", "/v1/users/authentications/documents", { user_id: userId, document_type: "DIPLOMA", file: { content_base64: "eA==" } }], ["POST", "/v2/users/authentications/documents", { user_id: userId, document_type: "DIPLOMA", file: { content_base64: "eA==" } }], "VALIDATION_FAILED", 400],
-      [["PUT", "/v1/users/authentications/documents", { document_id: "nope", expiry_date: "2031-01-01" }], ["PUT", "/v2/users/authentications/documents", { document_id: "nope", expiry_date: "2031-01-01" }], "NOT_FOUND", 404],
-      [["POST", "/v1/users/wallets", { user_id: userId, currency: "XAU" }], ["POST", "/v2/users/wallets", { user_id: userId, currency: "XAU" }], "CURRENCY_NOT_SUPPORTED", 422],
-      [["POST", "/v1/users/wallets", { user_id: pending, currency: "SGD" }], ["POST", "/v2/users/wallets", { user_id: pending, currency: "SGD" }], "USER_NOT_ACTIVE", 409],
-      [["POST", "/v1/users/wallets/cards/", { wallet_id: walletId, card_type: "PLASTIC" }], ["POST", "/v2/users/wallets/cards", { wallet_id: walletId, card_type: "PLASTIC" }], "VALIDATION_FAILED", 400],
+      [
+        ["PUT", "/v1/users/addresses/residential", { user_id: userId, address: { line1: "x", city: "y", country: "ZZ" } }],
+        ["PUT", `/v2/users/${userId}`, { residential_address: { line1: "x", city: "y", country: "ZZ" } }],
+        "VALIDATION_FAILED",
+        400,
+      ],
+      [
+        ["PUT", "/v1/users/addresses/billing", { user_id: userId, address: { city: "y", country: "SG" } }],
+        ["PUT", `/v2/users/${userId}`, { billing_address: { city: "y", country: "SG" } }],
+        "VALIDATION_FAILED",
+        400,
+      ],
+      [
+        ["POST", "/v1/users/authentications/documents", { user_id: userId, document_type: "DIPLOMA", file: { content_base64: "eA==" } }],
+        ["POST", "/v2/users/authentications/documents", { user_id: userId, document_type: "DIPLOMA", file: { content_base64: "eA==" } }],
+        "VALIDATION_FAILED",
+        400,
+      ],
+      [
+        ["PUT", "/v1/users/authentications/documents", { document_id: "nope", expiry_date: "2031-01-01" }],
+        ["PUT", "/v2/users/authentications/documents", { document_id: "nope", expiry_date: "2031-01-01" }],
+        "NOT_FOUND",
+        404,
+      ],
+      [
+        ["POST", "/v1/users/wallets", { user_id: userId, currency: "XAU" }],
+        ["POST", "/v2/users/wallets", { user_id: userId, currency: "XAU" }],
+        "CURRENCY_NOT_SUPPORTED",
+        422,
+      ],
+      [
+        ["POST", "/v1/users/wallets", { user_id: pending, currency: "SGD" }],
+        ["POST", "/v2/users/wallets", { user_id: pending, currency: "SGD" }],
+        "USER_NOT_ACTIVE",
+        409,
+      ],
+      [
+        ["POST", "/v1/users/wallets/cards/", { wallet_id: walletId, card_type: "PLASTIC" }],
+        ["POST", "/v2/users/wallets/cards", { wallet_id: walletId, card_type: "PLASTIC" }],
+        "VALIDATION_FAILED",
+        400,
+      ],
       [["POST", "/v1/users/wallets/cards/", { card_type: "VIRTUAL" }], ["POST", "/v2/users/wallets/cards", { card_type: "VIRTUAL" }], "VALIDATION_FAILED", 400],
     ];
     for (const [[m1, p1, b1], [m2, p2, b2], code, status] of pairs) {
       const old = await v1(m1, p1, b1);
       const now = await json(m2, p2, b2);
-      expect({ path: p1, status: old.status, code: old.body.code, type: old.headers.get("content-type") }).toEqual({ path: p1, status, code, type: "application/problem+json" });
+      expect({ path: p1, status: old.status, code: old.body.code, type: old.headers.get("content-type") }).toEqual({
+        path: p1,
+        status,
+        code,
+        type: "application/problem+json",
+      });
       expect({ path: p2, status: now.status, code: now.body.code }).toEqual({ path: p2, status, code });
       expect(old.body.errors?.map((e: { code: string }) => e.code)).toEqual(now.body.errors?.map((e: { code: string }) => e.code));
       expect(old.headers.get("deprecation")).toMatch(/^@\d+$/);
@@ -163,14 +247,31 @@ describe("v1 (legacy) routes", () => {
 
   it("answers 404 on every v1 path for another client's user, document, wallet", async () => {
     const theirs = await newUser(other, true);
-    const theirDoc = (await json("POST", "/v2/users/authentications/documents", { user_id: theirs, document_type: "PASSPORT", document_number: "E7654321", issuing_country: "SG", file: { file_name: "p.png", content_base64: PNG.toString("base64") } }, other)).body.document_id;
+    const theirDoc = (
+      await json(
+        "POST",
+        "/v2/users/authentications/documents",
+        {
+          user_id: theirs,
+          document_type: "PASSPORT",
+          document_number: "E7654321",
+          issuing_country: "SG",
+          file: { file_name: "p.png", content_base64: PNG.toString("base64") },
+        },
+        other,
+      )
+    ).body.document_id;
     const theirWallet = (await json("POST", "/v2/users/wallets", { user_id: theirs, currency: "SGD" }, other)).body.wallet_id;
     expect(theirDoc && theirWallet).toBeTruthy();
     const calls: [string, string, Record<string, unknown>][] = [
       ["PUT", "/v1/users", { user_id: theirs, first_name: "Mine" }],
       ["PUT", "/v1/users/addresses/residential", { user_id: theirs, address: address("x") }],
       ["PUT", "/v1/users/addresses/billing", { user_id: theirs, address: address("x") }],
-      ["POST", "/v1/users/authentications/documents", { user_id: theirs, document_type: "PROOF_OF_ADDRESS", file: { file_name: "p.png", content_base64: PNG.toString("base64") } }],
+      [
+        "POST",
+        "/v1/users/authentications/documents",
+        { user_id: theirs, document_type: "PROOF_OF_ADDRESS", file: { file_name: "p.png", content_base64: PNG.toString("base64") } },
+      ],
       ["PUT", "/v1/users/authentications/documents", { document_id: theirDoc, expiry_date: "2031-01-01" }],
       ["POST", "/v1/users/wallets", { user_id: theirs, currency: "USD" }],
       ["POST", "/v1/users/wallets/cards/", { wallet_id: theirWallet, card_type: "VIRTUAL" }],
@@ -197,13 +298,27 @@ describe("V1_ENABLED=0", () => {
 
   it("answers 410 problem+json on every v1 path, with the headers naming the successor, and leaves v2 on", async () => {
     const paths: [string, string][] = [
-      ["POST", "/v1/users"], ["PUT", "/v1/users"], ["PUT", "/v1/users/addresses/residential"], ["PUT", "/v1/users/addresses/billing"],
-      ["POST", "/v1/users/authentications/documents"], ["PUT", "/v1/users/authentications/documents"], ["POST", "/v1/users/wallets"],
-      ["POST", "/v1/users/wallets/cards/"], ["POST", "/v1/users/wallets/cards"],
+      ["POST", "/v1/users"],
+      ["PUT", "/v1/users"],
+      ["PUT", "/v1/users/addresses/residential"],
+      ["PUT", "/v1/users/addresses/billing"],
+      ["POST", "/v1/users/authentications/documents"],
+      ["PUT", "/v1/users/authentications/documents"],
+      ["POST", "/v1/users/wallets"],
+      ["POST", "/v1/users/wallets/cards/"],
+      ["POST", "/v1/users/wallets/cards"],
     ];
     for (const [method, path] of paths) {
-      const res = await t.rest(method, path, { body: "first_name=x", headers: { authorization: basic(key), "content-type": "application/x-www-form-urlencoded" } });
-      expect({ path, status: res.status, code: res.body.code, type: res.headers.get("content-type") }).toEqual({ path, status: 410, code: "V1_GONE", type: "application/problem+json" });
+      const res = await t.rest(method, path, {
+        body: "first_name=x",
+        headers: { authorization: basic(key), "content-type": "application/x-www-form-urlencoded" },
+      });
+      expect({ path, status: res.status, code: res.body.code, type: res.headers.get("content-type") }).toEqual({
+        path,
+        status: 410,
+        code: "V1_GONE",
+        type: "application/problem+json",
+      });
       expect(res.headers.get("link")).toMatch(/^<\/v2\/users[^>]*>; rel="successor-version"$/);
       expect(res.headers.get("sunset")).toBe("Wed, 30 Jun 2027 00:00:00 GMT");
     }

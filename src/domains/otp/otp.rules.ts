@@ -26,7 +26,10 @@ export function checkCodeFormat(code: string) {
  */
 export function checkTriggerLimits(recent: Date[], now: Date, whose = "this user and channel") {
   const t = now.getTime();
-  const sorted = recent.map((d) => d.getTime()).filter((x) => x > t - HOUR_MS).sort((a, b) => a - b);
+  const sorted = recent
+    .map((d) => d.getTime())
+    .filter((x) => x > t - HOUR_MS)
+    .sort((a, b) => a - b);
   const waits: number[] = [];
   const last = sorted.at(-1);
   if (last !== undefined && t - last < RESEND_COOLDOWN_MS) waits.push(last + RESEND_COOLDOWN_MS - t);
@@ -72,8 +75,9 @@ export function messageOf(channel: Channel, code: string) {
   const minutes = OTP_TTL_MS / 60_000;
   return {
     subject: "Your verification code",
-    body: channel === "EMAIL"
-      ? `Your verification code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this email.`
-      : `Your verification code is ${code}. It expires in ${minutes} minutes.`,
+    body:
+      channel === "EMAIL"
+        ? `Your verification code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this email.`
+        : `Your verification code is ${code}. It expires in ${minutes} minutes.`,
   };
 }

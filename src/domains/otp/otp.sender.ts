@@ -10,8 +10,12 @@ import type { Db } from "../../db/client.js";
 export type Channel = "EMAIL" | "SMS";
 
 type OtpMessage = {
-  clientId: string; userId: string; channel: Channel;
-  to: string; subject: string; body: string;
+  clientId: string;
+  userId: string;
+  channel: Channel;
+  to: string;
+  subject: string;
+  body: string;
   /** kept only by the sandbox outbox, whose whole point is to show it */
   code: string;
   createdAt: Date;
@@ -44,8 +48,12 @@ function sandboxOutbox(db: Db): OtpSender {
 function smtpSender(url: string, from: string) {
   const transport = createTransport({
     // a pool keeps SMTP connections open between messages: no TCP + greeting per code
-    pool: true, maxConnections: 5,
-    url, connectionTimeout: DELIVERY_TIMEOUT_MS, greetingTimeout: DELIVERY_TIMEOUT_MS, socketTimeout: DELIVERY_TIMEOUT_MS,
+    pool: true,
+    maxConnections: 5,
+    url,
+    connectionTimeout: DELIVERY_TIMEOUT_MS,
+    greetingTimeout: DELIVERY_TIMEOUT_MS,
+    socketTimeout: DELIVERY_TIMEOUT_MS,
     logger: false, // nodemailer's own log would carry addresses and the message
   });
   const sender: OtpSender = {
@@ -60,7 +68,9 @@ function smsWebhookSender(url: string): OtpSender {
   return {
     async send({ to, body }) {
       const res = await fetch(url, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ to, body }),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ to, body }),
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       });
       await res.body?.cancel();

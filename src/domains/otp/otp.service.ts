@@ -12,8 +12,19 @@ import { isUuid } from "../../lib/ids.js";
 import { inTurns } from "../../lib/in-turn.js";
 import { applyPendingContact, getUser } from "../users/users.service.js";
 import {
-  checkClientSendLimit, checkCodeFormat, checkTriggerLimits, destinationKeyInput, HOUR_MS, macInput, maskDestination, MAX_ATTEMPTS, messageOf,
-  newCode, OTP_TTL_MS, RESEND_COOLDOWN_MS, sameContact,
+  checkClientSendLimit,
+  checkCodeFormat,
+  checkTriggerLimits,
+  destinationKeyInput,
+  HOUR_MS,
+  macInput,
+  maskDestination,
+  MAX_ATTEMPTS,
+  messageOf,
+  newCode,
+  OTP_TTL_MS,
+  RESEND_COOLDOWN_MS,
+  sameContact,
 } from "./otp.rules.js";
 import type { Channel } from "./otp.sender.js";
 
@@ -35,7 +46,11 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   const clientId = tenantOf(ctx);
   const mode = ctx.principal.mode!;
   const sender = ctx.delivery.senderFor(mode, channel);
-  if (!sender) throw new DomainError("DELIVERY_UNAVAILABLE", `${channel === "EMAIL" ? "Email" : "SMS"} delivery is not configured for live keys on this server; nothing was sent.`);
+  if (!sender)
+    throw new DomainError(
+      "DELIVERY_UNAVAILABLE",
+      `${channel === "EMAIL" ? "Email" : "SMS"} delivery is not configured for live keys on this server; nothing was sent.`,
+    );
   const now = ctx.now();
   const code = newCode();
   const otpId = randomUUID();
@@ -43,25 +58,43 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   //    across processes, then the user row), so concurrent triggers cannot all pass a limit, and a
   //    burst waits holding one connection; the code is SENDING (not usable) until its message has gone out
   const sends = `otp:${clientId}`;
-  const reserved = await reserveInTurn(sends, () => ctx.transact(ctx, async ({ tx, audit }) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${sends}, 0))`;
-    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
-    await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
-    const destination = pending(user, channel) ?? current(user, channel);
-    if (!destination) throw new DomainError("VALIDATION_FAILED", `The user has no ${noun(channel)}; set one with PUT /v2/users/{user_id} first.`,
-      [{ field: "userId", code: "no_contact", message: `The user has no ${noun(channel)}.` }]);
-    const recent = await tx.otpCode.findMany({
-      where: { userId: user.id, channel, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" } }, select: { createdAt: true },
-    });
-    checkTriggerLimits(recent.map((r) => r.createdAt), now);
-    const toKey = destinationKey(ctx, channel, destination);
-    await checkSendLimits(tx, clientId, channel, toKey, now, ctx.delivery.sendsPerClientPerHour);
-    const row = await tx.otpCode.create({
-      data: { id: otpId, clientId, userId: user.id, channel, destination, destinationKey: toKey, codeHash: hash(ctx, otpId, code), expiresAt: new Date(now.getTime() + OTP_TTL_MS), createdAt: now },
-    });
-    audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
-    return row;
-  }));
+  const reserved = await reserveInTurn(sends, () =>
+    ctx.transact(ctx, async ({ tx, audit }) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${sends}, 0))`;
+      const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
+      await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
+      const destination = pending(user, channel) ?? current(user, channel);
+      if (!destination)
+        throw new DomainError("VALIDATION_FAILED", `The user has no ${noun(channel)}; set one with PUT /v2/users/{user_id} first.`, [
+          { field: "userId", code: "no_contact", message: `The user has no ${noun(channel)}.` },
+        ]);
+      const recent = await tx.otpCode.findMany({
+        where: { userId: user.id, channel, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" } },
+        select: { createdAt: true },
+      });
+      checkTriggerLimits(
+        recent.map((r) => r.createdAt),
+        now,
+      );
+      const toKey = destinationKey(ctx, channel, destination);
+      await checkSendLimits(tx, clientId, channel, toKey, now, ctx.delivery.sendsPerClientPerHour);
+      const row = await tx.otpCode.create({
+        data: {
+          id: otpId,
+          clientId,
+          userId: user.id,
+          channel,
+          destination,
+          destinationKey: toKey,
+          codeHash: hash(ctx, otpId, code),
+          expiresAt: new Date(now.getTime() + OTP_TTL_MS),
+          createdAt: now,
+        },
+      });
+      audit({ action: "otp.triggered", targetType: "user", targetId: user.id, changedFields: [] });
+      return row;
+    }),
+  );
   // 2. deliver outside the transaction: an SMTP round trip must not hold the database
   try {
     await sender.send({ clientId, userId: reserved.userId, channel, to: reserved.destination, ...messageOf(channel, code), code, createdAt: now });
@@ -73,11 +106,17 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   }
   // 3. activate: this code is now the one of its channel, older ones are void
   await ctx.db.$transaction([
-    ctx.db.otpCode.updateMany({ where: { userId: reserved.userId, channel, status: { in: ["ACTIVE", "SENDING"] }, id: { not: otpId } }, data: { status: "VOIDED" } }),
+    ctx.db.otpCode.updateMany({
+      where: { userId: reserved.userId, channel, status: { in: ["ACTIVE", "SENDING"] }, id: { not: otpId } },
+      data: { status: "VOIDED" },
+    }),
     ctx.db.otpCode.updateMany({ where: { id: otpId, status: "SENDING" }, data: { status: "ACTIVE" } }),
   ]);
   return {
-    otpId, channel, destination: maskDestination(channel, reserved.destination), expiresAt: reserved.expiresAt,
+    otpId,
+    channel,
+    destination: maskDestination(channel, reserved.destination),
+    expiresAt: reserved.expiresAt,
     resendAvailableAt: new Date(now.getTime() + RESEND_COOLDOWN_MS),
   };
 }
@@ -90,8 +129,18 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
 async function checkSendLimits(tx: Write["tx"], clientId: string, channel: Channel, toKey: string, now: Date, perClientPerHour: number) {
   const window = { clientId, createdAt: { gt: new Date(now.getTime() - HOUR_MS) }, status: { not: "FAILED" as const } };
   const toSame = await tx.otpCode.findMany({ where: { ...window, destinationKey: toKey }, select: { createdAt: true } });
-  checkTriggerLimits(toSame.map((r) => r.createdAt), now, `this ${noun(channel)}`);
-  const [capReached] = await tx.otpCode.findMany({ where: window, orderBy: { createdAt: "desc" }, skip: perClientPerHour - 1, take: 1, select: { createdAt: true } });
+  checkTriggerLimits(
+    toSame.map((r) => r.createdAt),
+    now,
+    `this ${noun(channel)}`,
+  );
+  const [capReached] = await tx.otpCode.findMany({
+    where: window,
+    orderBy: { createdAt: "desc" },
+    skip: perClientPerHour - 1,
+    take: 1,
+    select: { createdAt: true },
+  });
   checkClientSendLimit(capReached?.createdAt ?? null, now, perClientPerHour);
 }
 
@@ -102,7 +151,12 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
       where: { id: userId },
       data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
     });
-    audit({ action: "user.contact.verified", targetType: "user", targetId: userId, changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"] });
+    audit({
+      action: "user.contact.verified",
+      targetType: "user",
+      targetId: userId,
+      changedFields: [input.channel === "EMAIL" ? "emailVerified" : "phoneVerified"],
+    });
     return { userId, channel: input.channel, verified: true, verifiedAt: now };
   });
 }
@@ -119,7 +173,12 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; attemptsRemaining: numbe
  * (`status = ACTIVE AND attempts < 5`), so two requests with one code cannot both succeed and
  * concurrent wrong guesses cannot exceed the limit. A wrong guess is committed before it is reported.
  */
-async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "current" | "pending", onSuccess: (write: Write, userId: string, now: Date) => Promise<T>) {
+async function checkCode<T>(
+  ctx: RequestContext,
+  input: VerifyInput,
+  target: "current" | "pending",
+  onSuccess: (write: Write, userId: string, now: Date) => Promise<T>,
+) {
   const clientId = tenantOf(ctx);
   const { channel, code } = input;
   checkCodeFormat(code);
@@ -128,13 +187,20 @@ async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "cu
     const { tx } = write;
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
     if (target === "pending" && !pending(user, channel))
-      throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${noun(channel)} to confirm; use POST /v2/users/verify/otp to verify the current one.`);
-    const otp = await tx.otpCode.findFirst({ where: { clientId, userId: user.id, channel, status: { in: ["ACTIVE", "USED"] } }, orderBy: { createdAt: "desc" } });
+      throw new DomainError(
+        "NO_PENDING_CHANGE",
+        `The user has no pending ${noun(channel)} to confirm; use POST /v2/users/verify/otp to verify the current one.`,
+      );
+    const otp = await tx.otpCode.findFirst({
+      where: { clientId, userId: user.id, channel, status: { in: ["ACTIVE", "USED"] } },
+      orderBy: { createdAt: "desc" },
+    });
     const expected = target === "pending" ? pending(user, channel) : current(user, channel);
     if (!otp || !sameContact(channel, otp.destination, expected))
       throw new DomainError("OTP_NOT_FOUND", `No code was sent to the user's ${target} ${noun(channel)}; trigger one first.`);
     if (otp.status === "USED") throw new DomainError("OTP_NOT_FOUND", "The last code sent was already used; trigger a new one.");
-    if (otp.attempts >= MAX_ATTEMPTS) throw new DomainError("OTP_ATTEMPTS_EXCEEDED", `This code was tried ${MAX_ATTEMPTS} times and is blocked; trigger a new one.`);
+    if (otp.attempts >= MAX_ATTEMPTS)
+      throw new DomainError("OTP_ATTEMPTS_EXCEEDED", `This code was tried ${MAX_ATTEMPTS} times and is blocked; trigger a new one.`);
     if (now >= otp.expiresAt) throw new DomainError("OTP_EXPIRED", "The code has expired; trigger a new one.");
     const live = { id: otp.id, status: "ACTIVE" as const, attempts: { lt: MAX_ATTEMPTS } };
     if (!safeEqual(hash(ctx, otp.id, code), otp.codeHash)) {
@@ -148,7 +214,9 @@ async function checkCode<T>(ctx: RequestContext, input: VerifyInput, target: "cu
     return { ok: true, value: await onSuccess(write, user.id, now) };
   });
   if (!outcome.ok)
-    throw new DomainError("OTP_INVALID", `The code is not correct; ${outcome.attemptsRemaining} attempt(s) left.`, undefined, { attemptsRemaining: outcome.attemptsRemaining });
+    throw new DomainError("OTP_INVALID", `The code is not correct; ${outcome.attemptsRemaining} attempt(s) left.`, undefined, {
+      attemptsRemaining: outcome.attemptsRemaining,
+    });
   return outcome.value;
 }
 
@@ -163,4 +231,9 @@ export const countSandboxMessages = (ctx: RequestContext, filters: Parameters<ty
   ctx.db.sandboxMessage.count({ where: sandboxMessagesWhere(ctx, filters) });
 
 export const listSandboxMessages = (ctx: RequestContext, filters: Parameters<typeof sandboxMessagesWhere>[1], window: { offset: number; limit: number }) =>
-  ctx.db.sandboxMessage.findMany({ where: sandboxMessagesWhere(ctx, filters), orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: window.offset, take: window.limit });
+  ctx.db.sandboxMessage.findMany({
+    where: sandboxMessagesWhere(ctx, filters),
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: window.offset,
+    take: window.limit,
+  });

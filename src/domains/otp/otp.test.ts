@@ -12,8 +12,15 @@ import { ConfigError, loadConfig } from "../../config.js";
 async function startSmtp() {
   const received: ParsedMail[] = [];
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ["STARTTLS", "AUTH"], logger: false,
-    onData(stream, _session, done) { simpleParser(stream).then((mail) => { received.push(mail); done(); }, done); },
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, _session, done) {
+      simpleParser(stream).then((mail) => {
+        received.push(mail);
+        done();
+      }, done);
+    },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
@@ -27,7 +34,12 @@ async function startSmsReceiver() {
   const server: Server = createServer((req, res) => {
     let text = "";
     // no keep-alive: a send must never meet a connection the receiver is just closing (its 5 s idle timeout)
-    req.on("data", (c) => (text += c)).on("end", () => { received.push(JSON.parse(text)); res.writeHead(state.status, { connection: "close" }).end(); });
+    req
+      .on("data", (c) => (text += c))
+      .on("end", () => {
+        received.push(JSON.parse(text));
+        res.writeHead(state.status, { connection: "close" }).end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -43,7 +55,9 @@ describe.each(backends)("OTP on %s", (backend) => {
   let sms: Awaited<ReturnType<typeof startSmsReceiver>>;
   let live: string, sandbox: string, other: string;
   let offset = 0;
-  const advance = (ms: number) => { offset += ms; };
+  const advance = (ms: number) => {
+    offset += ms;
+  };
 
   beforeAll(async () => {
     [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
@@ -53,17 +67,26 @@ describe.each(backends)("OTP on %s", (backend) => {
     sandbox = (await t.createClient("Sandbox")).key;
     other = (await t.createClient("Other")).key;
   });
-  afterAll(async () => { await t?.stop(); await Promise.all([smtp?.stop(), sms?.stop()]); });
-  beforeEach(() => { sms.state.status = 200; });
+  afterAll(async () => {
+    await t?.stop();
+    await Promise.all([smtp?.stop(), sms?.stop()]);
+  });
+  beforeEach(() => {
+    sms.state.status = 200;
+  });
 
   let n = 0;
   async function newUser(key: string, fields: Record<string, unknown> = {}) {
     n++;
-    const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "O", last_name: "Tp", email: `user${n}@example.com`, phone_number: `+659123${String(4000 + n)}`, ...fields } });
+    const res = await t.rest("POST", "/v2/users", {
+      key,
+      body: { first_name: "O", last_name: "Tp", email: `user${n}@example.com`, phone_number: `+659123${String(4000 + n)}`, ...fields },
+    });
     expect(res.status).toBe(201);
     return res.body.user_id as string;
   }
-  const trigger = (key: string, userId: string, channel: "email" | "sms") => t.rest("POST", `/v2/users/trigger/otp/${channel}`, { key, body: { user_id: userId } });
+  const trigger = (key: string, userId: string, channel: "email" | "sms") =>
+    t.rest("POST", `/v2/users/trigger/otp/${channel}`, { key, body: { user_id: userId } });
   const verify = (key: string, body: Record<string, unknown>, method = "POST") => t.rest(method, "/v2/users/verify/otp", { key, body });
   /** A sandbox user with an email code just sent */
   async function issued() {
@@ -89,7 +112,13 @@ describe.each(backends)("OTP on %s", (backend) => {
     const before = Date.now() + offset;
     const res = await trigger(live, userId, "email");
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ otp_id: expect.any(String), channel: "EMAIL", destination: "a******z@example.com", expires_at: expect.any(String), resend_available_at: expect.any(String) });
+    expect(res.body).toEqual({
+      otp_id: expect.any(String),
+      channel: "EMAIL",
+      destination: "a******z@example.com",
+      expires_at: expect.any(String),
+      resend_available_at: expect.any(String),
+    });
     expect(Date.parse(res.body.expires_at) - before).toBeGreaterThanOrEqual(10 * 60_000 - 1000);
     expect(Date.parse(res.body.expires_at) - before).toBeLessThanOrEqual(10 * 60_000 + 5000);
     expect(Date.parse(res.body.resend_available_at) - before).toBeGreaterThanOrEqual(59_000);
@@ -121,8 +150,11 @@ describe.each(backends)("OTP on %s", (backend) => {
 
   it("sends a code by SMS through the HTTP provider and verifies the phone with it (GraphQL)", async () => {
     const userId = await newUser(live, { phone_number: "+6591230001" });
-    const sent = await t.gql(live, `mutation($input: TriggerOtpInput!) { triggerOtp(input: $input) { otpId channel destination expiresAt resendAvailableAt } }`,
-      { input: { userId, channel: "SMS" } });
+    const sent = await t.gql(
+      live,
+      `mutation($input: TriggerOtpInput!) { triggerOtp(input: $input) { otpId channel destination expiresAt resendAvailableAt } }`,
+      { input: { userId, channel: "SMS" } },
+    );
     expect(sent.errors).toBeUndefined();
     expect(sent.data.triggerOtp).toMatchObject({ channel: "SMS", destination: "+65*****001" });
     expect(sms.received.at(-1)).toEqual({ to: "+6591230001", body: expect.stringMatching(/\b\d{6}\b/) });
@@ -136,7 +168,10 @@ describe.each(backends)("OTP on %s", (backend) => {
     expect(ok.data.verifyOtp).toMatchObject({ userId, channel: "SMS", verified: true });
     const reuse = await t.gql(live, VERIFY, { input: { userId, channel: "SMS", code } });
     expect(reuse.errors![0].extensions.code).toBe("OTP_NOT_FOUND");
-    expect((await t.gql(live, `query($id: ID!) { user(id: $id) { phoneVerified emailVerified } }`, { id: userId })).data.user).toEqual({ phoneVerified: true, emailVerified: false });
+    expect((await t.gql(live, `query($id: ID!) { user(id: $id) { phoneVerified emailVerified } }`, { id: userId })).data.user).toEqual({
+      phoneVerified: true,
+      emailVerified: false,
+    });
   });
 
   it("puts a sandbox client's messages in the outbox, readable over REST and GraphQL, and 404 for a live key", async () => {
@@ -144,7 +179,16 @@ describe.each(backends)("OTP on %s", (backend) => {
     expect((await trigger(sandbox, userId, "sms")).status).toBe(202);
     const res = await t.rest("GET", `/v2/sandbox/messages?user_id=${userId}&channel=SMS`, { key: sandbox });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([{ user_id: userId, channel: "SMS", to: expect.stringMatching(/^\+659123/), body: expect.stringContaining(res.body.data[0].code), code: expect.stringMatching(/^\d{6}$/), created_at: expect.any(String) }]);
+    expect(res.body.data).toEqual([
+      {
+        user_id: userId,
+        channel: "SMS",
+        to: expect.stringMatching(/^\+659123/),
+        body: expect.stringContaining(res.body.data[0].code),
+        code: expect.stringMatching(/^\d{6}$/),
+        created_at: expect.any(String),
+      },
+    ]);
     const gql = await t.gql(sandbox, `query($u: ID) { sandboxMessages(userId: $u, first: 5) { totalCount edges { node { channel code } } } }`, { u: userId });
     expect(gql.data.sandboxMessages).toEqual({ totalCount: 1, edges: [{ node: { channel: "SMS", code: res.body.data[0].code } }] });
     expect((await verify(sandbox, { user_id: userId, channel: "SMS", code: res.body.data[0].code })).status).toBe(200);
@@ -201,7 +245,10 @@ describe.each(backends)("OTP on %s", (backend) => {
     expect(soon.headers.get("retry-after")).toBe("60");
     // the other channel has its own budget
     expect((await trigger(sandbox, userId, "sms")).status).toBe(202);
-    for (let i = 0; i < 4; i++) { advance(61_000); expect((await trigger(sandbox, userId, "email")).status).toBe(202); }
+    for (let i = 0; i < 4; i++) {
+      advance(61_000);
+      expect((await trigger(sandbox, userId, "email")).status).toBe(202);
+    }
     advance(61_000);
     const capped = await trigger(sandbox, userId, "email");
     expect(capped.status).toBe(429);
@@ -220,11 +267,18 @@ describe.each(backends)("OTP on %s", (backend) => {
     const burst = await Promise.all(users.map((id) => trigger(live, id, "sms")));
     expect(burst.filter((r) => r.status === 202)).toHaveLength(1);
     const refused = burst.filter((r) => r.status !== 202);
-    expect(refused.every((r) => r.status === 429 && r.body.code === "RATE_LIMITED" && Number(r.headers.get("retry-after")) >= 1 && Number(r.headers.get("retry-after")) <= 60)).toBe(true);
+    expect(
+      refused.every(
+        (r) => r.status === 429 && r.body.code === "RATE_LIMITED" && Number(r.headers.get("retry-after")) >= 1 && Number(r.headers.get("retry-after")) <= 60,
+      ),
+    ).toBe(true);
     expect(refused[0]!.body.detail).toContain("this phone number");
     expect(sentTo()).toBe(1);
     // past the cooldown, another record's code goes out, up to 5 an hour to the number
-    for (let i = 1; i < 5; i++) { advance(61_000); expect((await trigger(live, users[i]!, "sms")).status).toBe(202); }
+    for (let i = 1; i < 5; i++) {
+      advance(61_000);
+      expect((await trigger(live, users[i]!, "sms")).status).toBe(202);
+    }
     advance(61_000);
     const capped = await trigger(live, users[5]!, "sms");
     expect(capped.status).toBe(429);
@@ -316,8 +370,18 @@ describe.each(backends)("OTP on %s", (backend) => {
     sms.state.status = 500;
     let logged = "";
     const logger = t.app.services.logger;
-    t.app.services.logger = pino({ level: "debug" }, new Writable({ write(chunk, _enc, done) { logged += chunk; done(); } }));
-    const failed = await trigger(live, userId, "sms").finally(() => { t.app.services.logger = logger; });
+    t.app.services.logger = pino(
+      { level: "debug" },
+      new Writable({
+        write(chunk, _enc, done) {
+          logged += chunk;
+          done();
+        },
+      }),
+    );
+    const failed = await trigger(live, userId, "sms").finally(() => {
+      t.app.services.logger = logger;
+    });
     expect(failed.status).toBe(502);
     expect(failed.body.code).toBe("DELIVERY_FAILED");
     const leaked = codeIn(sms.received.at(-1)!.body); // the provider saw it, the user did not get it
@@ -340,7 +404,9 @@ describe.each(backends)("OTP on %s", (backend) => {
 
 describe.each(backends)("OTP delivery not configured on %s", (backend) => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(backend); });
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
   afterAll(() => t?.stop());
 
   it("answers 503 DELIVERY_UNAVAILABLE to a live key and stores no code", async () => {
@@ -359,16 +425,29 @@ describe.each(backends)("OTP delivery not configured on %s", (backend) => {
 
 describe("OTP sends per client", () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp("pglite", { OTP_SENDS_PER_CLIENT_PER_HOUR: "3" }); });
+  beforeAll(async () => {
+    t = await startTestApp("pglite", { OTP_SENDS_PER_CLIENT_PER_HOUR: "3" });
+  });
   afterAll(() => t?.stop());
 
   it("caps a client's codes an hour (OTP_SENDS_PER_CLIENT_PER_HOUR), every user and channel together, with Retry-After; other clients are not held back", async () => {
     const { key } = await t.createClient("Pumper");
     const { key: neighbour } = await t.createClient("Neighbour");
-    const userOf = async (k: string, i: number) => (await t.rest("POST", "/v2/users", { key: k, body: { first_name: "C", last_name: "Ap", email: `cap${i}@example.com`, phone_number: `+65912350${10 + i}` } })).body.user_id;
+    const userOf = async (k: string, i: number) =>
+      (
+        await t.rest("POST", "/v2/users", {
+          key: k,
+          body: { first_name: "C", last_name: "Ap", email: `cap${i}@example.com`, phone_number: `+65912350${10 + i}` },
+        })
+      ).body.user_id;
     const send = (k: string, userId: string, channel: string) => t.rest("POST", `/v2/users/trigger/otp/${channel}`, { key: k, body: { user_id: userId } });
     const [a, b] = [await userOf(key, 1), await userOf(key, 2)];
-    for (const [userId, channel] of [[a, "sms"], [a, "email"], [b, "sms"]]) expect((await send(key, userId!, channel!)).status).toBe(202);
+    for (const [userId, channel] of [
+      [a, "sms"],
+      [a, "email"],
+      [b, "sms"],
+    ])
+      expect((await send(key, userId!, channel!)).status).toBe(202);
     const over = await send(key, b, "email");
     expect(over).toMatchObject({ status: 429, body: { code: "RATE_LIMITED" } });
     expect(over.body.detail).toContain("at most 3 codes an hour");

@@ -29,7 +29,19 @@ import type { Tx } from "../../db/transaction.js";
 import { CLI_ACTOR, type Actor } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
-import { checkRow, ROW_KINDS, rowFields, searchKey, USER_TYPES, type BranchRow, type CorridorRow, type FieldNamer, type InstitutionRow, type Row, type RowKind } from "./remittance.rules.js";
+import {
+  checkRow,
+  ROW_KINDS,
+  rowFields,
+  searchKey,
+  USER_TYPES,
+  type BranchRow,
+  type CorridorRow,
+  type FieldNamer,
+  type InstitutionRow,
+  type Row,
+  type RowKind,
+} from "./remittance.rules.js";
 
 const DATA_DIR = fromRoot("data", "remittance");
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
@@ -45,23 +57,32 @@ export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolea
   const rows = checkLists({ institutions: await file("institution"), branches: await file("branch"), corridors: await file("corridor") });
   const { currencies, links } = isoCurrencyRows();
   // skipDuplicates: two instances starting together on one PostgreSQL both get here; neither fails
-  await db.$transaction(async (tx) => {
-    await tx.country.createMany({ data: isoCountryRows(), skipDuplicates: true });
-    await tx.currency.createMany({ data: currencies, skipDuplicates: true });
-    await tx.countryCurrency.createMany({ data: links, skipDuplicates: true });
-    await tx.receivingInstitution.createMany({ data: rowsOf(rows, "institution").map(institutionData), skipDuplicates: true });
-    await tx.branch.createMany({ data: rowsOf(rows, "branch").map(branchData), skipDuplicates: true });
-    await tx.corridor.createMany({ data: rowsOf(rows, "corridor").map(corridorData), skipDuplicates: true });
-    await markBranched(tx, rowsOf(rows, "branch"));
-  }, { timeout: 60_000 });
+  await db.$transaction(
+    async (tx) => {
+      await tx.country.createMany({ data: isoCountryRows(), skipDuplicates: true });
+      await tx.currency.createMany({ data: currencies, skipDuplicates: true });
+      await tx.countryCurrency.createMany({ data: links, skipDuplicates: true });
+      await tx.receivingInstitution.createMany({ data: rowsOf(rows, "institution").map(institutionData), skipDuplicates: true });
+      await tx.branch.createMany({ data: rowsOf(rows, "branch").map(branchData), skipDuplicates: true });
+      await tx.corridor.createMany({ data: rowsOf(rows, "corridor").map(corridorData), skipDuplicates: true });
+      await markBranched(tx, rowsOf(rows, "branch"));
+    },
+    { timeout: 60_000 },
+  );
   return { loaded: true };
 }
 
 /** `cli reference import FILE` (.json or .csv, see the top of this file): all rows or none. */
-export async function importReferenceFile(deps: WriteDeps, file: string, actor: Actor = CLI_ACTOR): Promise<{ institutions: number; branches: number; corridors: number }> {
+export async function importReferenceFile(
+  deps: WriteDeps,
+  file: string,
+  actor: Actor = CLI_ACTOR,
+): Promise<{ institutions: number; branches: number; corridors: number }> {
   const ext = path.extname(file).toLowerCase();
   if (ext !== ".json" && ext !== ".csv") throw invalid([{ field: "file", code: "invalid", message: "The file must end in .json or .csv." }]);
-  const text = await readFile(file, "utf8").catch(() => { throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]); });
+  const text = await readFile(file, "utf8").catch(() => {
+    throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]);
+  });
   const rows = ext === ".csv" ? checkCsv(text) : checkLists(parseJson(text, path.basename(file, ext).toLowerCase()));
   await loadShippedReferenceData(deps.db); // corridors refer to the ISO countries and currencies
   await writeRows(deps, actor, rows, { action: "reference.imported", target: path.basename(file) });
@@ -84,18 +105,34 @@ function parseJson(text: string, baseName: string): Record<string, unknown> {
     const value = JSON.parse(text) as unknown;
     if (Array.isArray(value) && lists.includes(baseName)) return { [baseName]: value };
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch { /* reported below */ }
-  throw invalid([{ field: "file", code: "invalid", message: `A JSON import must be an object {"institutions": [], "branches": [], "corridors": []}, or one list in a file named ${lists.map((l) => `${l}.json`).join(", ")}.` }]);
+  } catch {
+    /* reported below */
+  }
+  throw invalid([
+    {
+      field: "file",
+      code: "invalid",
+      message: `A JSON import must be an object {"institutions": [], "branches": [], "corridors": []}, or one list in a file named ${lists.map((l) => `${l}.json`).join(", ")}.`,
+    },
+  ]);
 }
 
-const inFile = (prefix: string): FieldNamer => (field) => `${prefix}.${toSnake(field)}`;
+const inFile =
+  (prefix: string): FieldNamer =>
+  (field) =>
+    `${prefix}.${toSnake(field)}`;
 
 function checkLists(lists: Record<string, unknown>): Located[] {
   const errors: FieldError[] = [];
   const rows = ROW_KINDS.flatMap((kind) => {
     const list = lists[LISTS[kind]] ?? [];
-    if (!Array.isArray(list)) { errors.push({ field: LISTS[kind], code: "invalid", message: `${LISTS[kind]} must be a list.` }); return []; }
-    return list.map((item, i) => located(checkRow(kind, camelKeys(item) as Record<string, unknown>, inFile(`${LISTS[kind]}.${i}`), errors), inFile(`${LISTS[kind]}.${i}`)));
+    if (!Array.isArray(list)) {
+      errors.push({ field: LISTS[kind], code: "invalid", message: `${LISTS[kind]} must be a list.` });
+      return [];
+    }
+    return list.map((item, i) =>
+      located(checkRow(kind, camelKeys(item) as Record<string, unknown>, inFile(`${LISTS[kind]}.${i}`), errors), inFile(`${LISTS[kind]}.${i}`)),
+    );
   });
   return settle(rows, errors);
 }
@@ -105,20 +142,35 @@ function checkCsv(text: string): Located[] {
   const known = new Set(["kind", ...ROW_KINDS.flatMap((k) => rowFields(k).map(toSnake))]);
   const unknown = (header?.cells ?? []).filter((c) => !known.has(c));
   if (!header?.cells.includes("kind") || unknown.length)
-    throw invalid([{ field: "columns", code: "invalid", message: `The CSV header needs a kind column and only known columns${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}.` }]);
+    throw invalid([
+      {
+        field: "columns",
+        code: "invalid",
+        message: `The CSV header needs a kind column and only known columns${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}.`,
+      },
+    ]);
   const errors: FieldError[] = [];
   const rows = records.map(({ line, cells }) => {
     const cell = Object.fromEntries(header.cells.map((c, i) => [c, cells[i]?.trim() ?? ""]));
     const kind = cell.kind as RowKind;
     const name = inFile(`rows.${line}`);
-    if (!ROW_KINDS.includes(kind)) { errors.push({ field: name("kind"), code: "invalid", message: `${name("kind")} must be one of ${ROW_KINDS.join(", ")}.` }); return undefined; }
+    if (!ROW_KINDS.includes(kind)) {
+      errors.push({ field: name("kind"), code: "invalid", message: `${name("kind")} must be one of ${ROW_KINDS.join(", ")}.` });
+      return undefined;
+    }
     const lists = { requiredFields: split(cell.required_fields), userTypes: split(cell.user_types) };
     return located(checkRow(kind, { ...(camelKeys(cell) as Record<string, unknown>), ...lists }, name, errors), name);
   });
   return settle(rows, errors);
 }
 
-const split = (cell?: string) => (cell ? cell.split("|").map((v) => v.trim()).filter(Boolean) : undefined);
+const split = (cell?: string) =>
+  cell
+    ? cell
+        .split("|")
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : undefined;
 const located = (row: Row | undefined, name: FieldNamer) => (row ? { ...row, name } : undefined);
 
 /** Throws every row error (the first 20); otherwise checks ids are not repeated within the file. */
@@ -141,22 +193,42 @@ async function checkReferences(tx: Tx, rows: Located[]) {
   const errors: FieldError[] = [];
   const miss = (r: Located, field: string, message: string) => errors.push({ field: r.name(field), code: "not_found", message: `${r.name(field)} ${message}` });
   const branches = rowsOf(rows, "branch");
-  const named = new Set([...rowsOf(rows, "institution").map((r) => r.row.id), ...(await tx.receivingInstitution.findMany({
-    where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] } }, select: { id: true },
-  })).map((i) => i.id)]);
+  const named = new Set([
+    ...rowsOf(rows, "institution").map((r) => r.row.id),
+    ...(
+      await tx.receivingInstitution.findMany({
+        where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] } },
+        select: { id: true },
+      })
+    ).map((i) => i.id),
+  ]);
   for (const b of branches) if (!named.has(b.row.institutionId)) miss(b, "institutionId", "names no institution in the file or the catalogue.");
   const corridors = rowsOf(rows, "corridor");
   if (corridors.length) {
-    const currencies = new Set((await tx.currency.findMany({ where: { code: { in: corridors.map((c) => c.row.receivingCurrency) } }, select: { code: true } })).map((c) => c.code));
-    const triple = (c: { receivingCountry: string; receivingCurrency: string; receivingInstitutionType: string }) => `${c.receivingCountry}/${c.receivingCurrency}/${c.receivingInstitutionType}`;
-    const taken = new Map((await tx.corridor.findMany({
-      where: { OR: corridors.map(({ row }) => ({ receivingCountry: row.receivingCountry, receivingCurrency: row.receivingCurrency, receivingInstitutionType: row.receivingInstitutionType })) },
-      select: { id: true, receivingCountry: true, receivingCurrency: true, receivingInstitutionType: true },
-    })).map((c) => [triple(c), c.id]));
+    const currencies = new Set(
+      (await tx.currency.findMany({ where: { code: { in: corridors.map((c) => c.row.receivingCurrency) } }, select: { code: true } })).map((c) => c.code),
+    );
+    const triple = (c: { receivingCountry: string; receivingCurrency: string; receivingInstitutionType: string }) =>
+      `${c.receivingCountry}/${c.receivingCurrency}/${c.receivingInstitutionType}`;
+    const taken = new Map(
+      (
+        await tx.corridor.findMany({
+          where: {
+            OR: corridors.map(({ row }) => ({
+              receivingCountry: row.receivingCountry,
+              receivingCurrency: row.receivingCurrency,
+              receivingInstitutionType: row.receivingInstitutionType,
+            })),
+          },
+          select: { id: true, receivingCountry: true, receivingCurrency: true, receivingInstitutionType: true },
+        })
+      ).map((c) => [triple(c), c.id]),
+    );
     for (const c of corridors) {
       if (!currencies.has(c.row.receivingCurrency)) miss(c, "receivingCurrency", "is not an ISO 4217 currency.");
       const holder = taken.get(triple(c.row)) ?? c.row.id;
-      if (holder !== c.row.id) errors.push({ field: c.name("id"), code: "conflict", message: `${c.name("id")}: corridor ${holder} already serves ${triple(c.row)}.` });
+      if (holder !== c.row.id)
+        errors.push({ field: c.name("id"), code: "conflict", message: `${c.name("id")}: corridor ${holder} already serves ${triple(c.row)}.` });
       taken.set(triple(c.row), holder);
     }
   }
@@ -164,62 +236,108 @@ async function checkReferences(tx: Tx, rows: Located[]) {
 }
 
 const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Promise<unknown> } = {
-  institution: (tx, r) => { const data = institutionData(r); return tx.receivingInstitution.upsert({ where: { id: data.id }, create: data, update: data }); },
-  branch: (tx, r) => { const data = branchData(r); return tx.branch.upsert({ where: { id: data.id }, create: data, update: data }); },
-  corridor: (tx, r) => { const data = corridorData(r); return tx.corridor.upsert({ where: { id: data.id }, create: data, update: data }); },
+  institution: (tx, r) => {
+    const data = institutionData(r);
+    return tx.receivingInstitution.upsert({ where: { id: data.id }, create: data, update: data });
+  },
+  branch: (tx, r) => {
+    const data = branchData(r);
+    return tx.branch.upsert({ where: { id: data.id }, create: data, update: data });
+  },
+  corridor: (tx, r) => {
+    const data = corridorData(r);
+    return tx.corridor.upsert({ where: { id: data.id }, create: data, update: data });
+  },
 };
 
 /** With an event bus (a request), caches of lookup answers hear of the change once it commits. */
 async function writeRows({ transact }: WriteDeps, actor: Actor, rows: Located[], entry: { action: string; target: string }) {
-  await transact(actor, async ({ tx, audit, emit }) => {
-    await checkReferences(tx, rows);
-    // institutions first: branches refer to them
-    for (const kind of ROW_KINDS) for (const row of rowsOf(rows, kind)) await (UPSERT[kind] as (tx: Tx, row: Row) => Promise<unknown>)(tx, row);
-    await markBranched(tx, rowsOf(rows, "branch"));
-    const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
-    audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
-    emit("reference.updated", { kind: entry.action, id: entry.target });
-  }, { timeout: 10 * 60_000 });
+  await transact(
+    actor,
+    async ({ tx, audit, emit }) => {
+      await checkReferences(tx, rows);
+      // institutions first: branches refer to them
+      for (const kind of ROW_KINDS) for (const row of rowsOf(rows, kind)) await (UPSERT[kind] as (tx: Tx, row: Row) => Promise<unknown>)(tx, row);
+      await markBranched(tx, rowsOf(rows, "branch"));
+      const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
+      audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
+      emit("reference.updated", { kind: entry.action, id: entry.target });
+    },
+    { timeout: 10 * 60_000 },
+  );
 }
 
 /** has_branches follows the rows: set where branches arrived, cleared where a moved branch left none. */
 async function markBranched(tx: Tx, branches: { row: BranchRow }[]) {
   if (!branches.length) return;
-  await tx.receivingInstitution.updateMany({ where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] }, hasBranches: false }, data: { hasBranches: true } });
+  await tx.receivingInstitution.updateMany({
+    where: { id: { in: [...new Set(branches.map((b) => b.row.institutionId))] }, hasBranches: false },
+    data: { hasBranches: true },
+  });
   await tx.receivingInstitution.updateMany({ where: { hasBranches: true, branches: { none: {} } }, data: { hasBranches: false } });
 }
 
 const institutionData = ({ row: r }: { row: InstitutionRow }) => ({
-  id: r.id, name: r.name, nameKey: searchKey(r.name), type: r.type, countryCode: r.country,
-  bic: r.bic, localCode: r.localCode, localCodeType: r.localCodeType, status: r.status ?? "ACTIVE", source: r.source,
+  id: r.id,
+  name: r.name,
+  nameKey: searchKey(r.name),
+  type: r.type,
+  countryCode: r.country,
+  bic: r.bic,
+  localCode: r.localCode,
+  localCodeType: r.localCodeType,
+  status: r.status ?? "ACTIVE",
+  source: r.source,
 });
 const branchData = ({ row: r }: { row: BranchRow }) => ({
-  ...r, nameKey: searchKey(r.name), cityKey: r.city ? searchKey(r.city) : null, searchKey: searchKey(r.name, r.code, r.city, r.address),
+  ...r,
+  nameKey: searchKey(r.name),
+  cityKey: r.city ? searchKey(r.city) : null,
+  searchKey: searchKey(r.name, r.code, r.city, r.address),
 });
 const corridorData = ({ row: r }: { row: CorridorRow }) => ({
-  ...r, minAmount: BigInt(r.minAmount), maxAmount: BigInt(r.maxAmount), userTypes: r.userTypes ?? [...USER_TYPES], status: r.status ?? "ACTIVE",
+  ...r,
+  minAmount: BigInt(r.minAmount),
+  maxAmount: BigInt(r.maxAmount),
+  userTypes: r.userTypes ?? [...USER_TYPES],
+  status: r.status ?? "ACTIVE",
 });
 
 /** RFC 4180: quoted cells may hold commas, doubled quotes and line breaks; `line` is where a record starts. */
 function parseCsv(text: string): { line: number; cells: string[] }[] {
   const records: { line: number; cells: string[] }[] = [];
   const src = text.replace(/^\uFEFF/, "");
-  let cells: string[] = [], cell = "", quoted = false, line = 1, start = 1;
+  let cells: string[] = [],
+    cell = "",
+    quoted = false,
+    line = 1,
+    start = 1;
   const endRecord = () => {
     cells.push(cell);
     if (cells.some((c) => c.trim() !== "")) records.push({ line: start, cells });
-    cells = []; cell = "";
+    cells = [];
+    cell = "";
   };
   for (let i = 0; i < src.length; i++) {
     const ch = src[i];
     if (quoted) {
-      if (ch === '"' && src[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false;
-      else { if (ch === "\n") line++; cell += ch; }
+      if (ch === '"' && src[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else {
+        if (ch === "\n") line++;
+        cell += ch;
+      }
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") { cells.push(cell); cell = ""; }
-    else if (ch === "\n" || ch === "\r") {
+    else if (ch === ",") {
+      cells.push(cell);
+      cell = "";
+    } else if (ch === "\n" || ch === "\r") {
       if (ch === "\r" && src[i + 1] === "\n") i++;
-      endRecord(); line++; start = line;
+      endRecord();
+      line++;
+      start = line;
     } else cell += ch;
   }
   if (cell !== "" || cells.length) endRecord();

@@ -22,7 +22,10 @@ export function isoCurrencyRows() {
     const countries = [...new Set(c.countries.map(alpha2OfIsoName).filter((a): a is string => !!a))];
     links.push(...countries.map((countryCode) => ({ countryCode, currencyCode: c.code })));
     return {
-      code: c.code, name: c.currency, minorUnits: c.digits, symbol: symbolOf(c.code),
+      code: c.code,
+      name: c.currency,
+      minorUnits: c.digits,
+      symbol: symbolOf(c.code),
       status: countries.length && !funds.has(c.code) ? ("ACTIVE" as const) : ("INACTIVE" as const),
       searchKey: searchKey(c.code, c.currency),
     };
@@ -33,7 +36,9 @@ export function isoCurrencyRows() {
 /** The narrow symbol CLDR (through Intl) knows, e.g. ₱ for PHP; null where it only knows the code. */
 function symbolOf(code: string) {
   try {
-    const symbol = new Intl.NumberFormat("en", { style: "currency", currency: code, currencyDisplay: "narrowSymbol" }).formatToParts(0).find((p) => p.type === "currency")?.value;
+    const symbol = new Intl.NumberFormat("en", { style: "currency", currency: code, currencyDisplay: "narrowSymbol" })
+      .formatToParts(0)
+      .find((p) => p.type === "currency")?.value;
     return symbol && symbol !== code ? symbol : null;
   } catch {
     return null;
@@ -46,9 +51,17 @@ function fundCodes() {
 }
 
 const ALIASES: Record<string, string> = {
-  "cabo verde": "CV", "holy see": "VA", "united kingdom of great britain and northern ireland": "GB", "korea democratic peoples republic of": "KP",
+  "cabo verde": "CV",
+  "holy see": "VA",
+  "united kingdom of great britain and northern ireland": "GB",
+  "korea democratic peoples republic of": "KP",
 };
-const norm = (s: string) => searchKey(s).replace(/['’]/g, "").replace(/\bthe\b/g, " ").replace(/[^a-z0-9]+/g, " ").trim();
+const norm = (s: string) =>
+  searchKey(s)
+    .replace(/['’]/g, "")
+    .replace(/\bthe\b/g, " ")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
 let names: Map<string, string> | null = null;
 
 /**
@@ -57,7 +70,17 @@ let names: Map<string, string> | null = null;
  * against every English name i18n-iso-countries lists. Organisations and metals map to nothing.
  */
 export function alpha2OfIsoName(isoName: string): string | null {
-  names ??= new Map(Object.entries(isoCountries.getNames("en", { select: "all" })).flatMap(([code, list]) => [list].flat().flatMap((n) => [[norm(n), code], [norm(n).replaceAll(" ", ""), code]] as [string, string][])));
+  names ??= new Map(
+    Object.entries(isoCountries.getNames("en", { select: "all" })).flatMap(([code, list]) =>
+      [list].flat().flatMap(
+        (n) =>
+          [
+            [norm(n), code],
+            [norm(n).replaceAll(" ", ""), code],
+          ] as [string, string][],
+      ),
+    ),
+  );
   const m = /^(.*?)\s*\((.*?)\)(.*)$/.exec(isoName);
   const base = m ? m[1] + m[3] : isoName;
   const tries = [isoName, base, ...(m ? [`${m[2]} ${m[1]}`, `${m[1]} ${m[2]}`] : []), base.split(",")[0]].map(norm);

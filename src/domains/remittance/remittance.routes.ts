@@ -10,7 +10,8 @@ import { queryVariables, restOperation, type RestRequest, type Route } from "../
 export const LOOKUP_CACHE_CONTROL = "private, max-age=300";
 /** served from memory this long; an admin change clears it at once (rest/shared-cache.ts) */
 const SHARED_CACHE_MS = 60_000;
-const CORRIDOR = "id receivingCountry receivingCurrency receivingInstitutionType minAmount maxAmount deliveryEstimate { minHours maxHours description } requiredFields userTypes status";
+const CORRIDOR =
+  "id receivingCountry receivingCurrency receivingInstitutionType minAmount maxAmount deliveryEstimate { minHours maxHours description } requiredFields userTypes status";
 /** Each REST item's fields, written in GraphQL's camelCase (restOperation aliases them to snake_case). */
 export const LOOKUP_FIELDS = {
   institution: "id name type country bic localCode localCodeType hasBranches status",
@@ -25,7 +26,10 @@ export const LOOKUP_FIELDS = {
 const SORT = { sort_fields: "String", sort_order: "String" };
 
 type Lookup = {
-  path: string; summary: string; field: string; nodes: string;
+  path: string;
+  summary: string;
+  field: string;
+  nodes: string;
   /** query parameters (snake_case) → GraphQL variable types; the variable is the camelCase name */
   query: Record<string, string>;
   /** path parameters → [variable, type] */
@@ -34,12 +38,31 @@ type Lookup = {
 
 /** A list lookup: the connection query with every filter as a variable, paged by the shim. */
 function list({ path, summary, field, nodes, query, params = {} }: Lookup): Route {
-  const vars: Record<string, string> = { first: "Int", after: "String", ...Object.fromEntries(Object.entries(query).map(([k, t]) => [toCamel(k), t])), ...Object.fromEntries(Object.values(params)) };
-  const declared = Object.entries(vars).map(([name, type]) => `$${name}: ${type}`).join(", ");
-  const passed = Object.keys(vars).map((name) => `${name}: $${name}`).join(", ");
+  const vars: Record<string, string> = {
+    first: "Int",
+    after: "String",
+    ...Object.fromEntries(Object.entries(query).map(([k, t]) => [toCamel(k), t])),
+    ...Object.fromEntries(Object.values(params)),
+  };
+  const declared = Object.entries(vars)
+    .map(([name, type]) => `$${name}: ${type}`)
+    .join(", ");
+  const passed = Object.keys(vars)
+    .map((name) => `${name}: $${name}`)
+    .join(", ");
   return {
-    method: "GET", path, summary, scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, sharedCacheMs: SHARED_CACHE_MS, list: true, field, queryParams: Object.keys(query),
-    operation: restOperation(`query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`),
+    method: "GET",
+    path,
+    summary,
+    scope: "lookups:read",
+    cacheControl: LOOKUP_CACHE_CONTROL,
+    sharedCacheMs: SHARED_CACHE_MS,
+    list: true,
+    field,
+    queryParams: Object.keys(query),
+    operation: restOperation(
+      `query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`,
+    ),
     variables: (req: RestRequest) => ({
       ...queryVariables(req, Object.keys(query)),
       ...Object.fromEntries(Object.entries(params).map(([param, [name]]) => [name, req.params[param]])),
@@ -50,36 +73,67 @@ function list({ path, summary, field, nodes, query, params = {} }: Lookup): Rout
 export const remittanceRoutes: Route[] = [
   list({
     path: "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}",
-    summary: "Receiving institutions of a country and institution type", field: "receivingInstitutions", nodes: LOOKUP_FIELDS.institution,
+    summary: "Receiving institutions of a country and institution type",
+    field: "receivingInstitutions",
+    nodes: LOOKUP_FIELDS.institution,
     query: { name: "String", status: "String", ...SORT },
     params: { receiving_country: ["receivingCountry", "String"], receiving_institution_type: ["receivingInstitutionType", "String"] },
   }),
   list({
     path: "/users/wallets/payouts/remittances/{receiving_institution_type}/branches/{receiving_institution_id}",
-    summary: "Branches of a receiving institution", field: "branches", nodes: LOOKUP_FIELDS.branch,
+    summary: "Branches of a receiving institution",
+    field: "branches",
+    nodes: LOOKUP_FIELDS.branch,
     query: { name: "String", search: "String", city: "String", ...SORT },
     params: { receiving_institution_type: ["receivingInstitutionType", "String"], receiving_institution_id: ["receivingInstitutionId", "ID!"] },
   }),
   list({
-    path: "/payouts/remittances/utilities/countries", summary: "Countries, narrowed to payout destinations by the filters", field: "countries", nodes: LOOKUP_FIELDS.country,
+    path: "/payouts/remittances/utilities/countries",
+    summary: "Countries, narrowed to payout destinations by the filters",
+    field: "countries",
+    nodes: LOOKUP_FIELDS.country,
     query: { destination_country_code: "[String!]", receiving_institution_type: "String", user_type: "String", status: "String", ...SORT },
   }),
   list({
-    path: "/payouts/remittances/utilities/currencies", summary: "ISO 4217 currencies, searchable by code, name or country", field: "currencies", nodes: LOOKUP_FIELDS.currency,
+    path: "/payouts/remittances/utilities/currencies",
+    summary: "ISO 4217 currencies, searchable by code, name or country",
+    field: "currencies",
+    nodes: LOOKUP_FIELDS.currency,
     query: { search: "String", status: "String", sort: "String", ...SORT },
   }),
   list({
-    path: "/users/wallet/payouts/remittances/corridors", summary: "Payout corridors", field: "corridors", nodes: LOOKUP_FIELDS.corridor,
-    query: { id: "ID", receiving_country: "String", receiving_country_code: "String", receiving_currency: "String", receiving_institution_type: "String", user_type: "String", status: "String", ...SORT },
+    path: "/users/wallet/payouts/remittances/corridors",
+    summary: "Payout corridors",
+    field: "corridors",
+    nodes: LOOKUP_FIELDS.corridor,
+    query: {
+      id: "ID",
+      receiving_country: "String",
+      receiving_country_code: "String",
+      receiving_currency: "String",
+      receiving_institution_type: "String",
+      user_type: "String",
+      status: "String",
+      ...SORT,
+    },
   }),
   list({
-    path: "/users/wallets/payouts/remittances/corridors/{country}/details", summary: "A country's corridors with country and currency details", field: "corridors", nodes: LOOKUP_FIELDS.corridorDetails,
+    path: "/users/wallets/payouts/remittances/corridors/{country}/details",
+    summary: "A country's corridors with country and currency details",
+    field: "corridors",
+    nodes: LOOKUP_FIELDS.corridorDetails,
     query: { receiving_institution_type: "String", receiving_currency: "String", user_type: "String", status: "String", ...SORT },
     params: { country: ["receivingCountry", "String"] },
   }),
   {
-    method: "GET", path: "/users/wallet/payouts/remittances/corridors/{id}", summary: "One corridor (404 when unknown)", scope: "lookups:read", cacheControl: LOOKUP_CACHE_CONTROL, sharedCacheMs: SHARED_CACHE_MS,
+    method: "GET",
+    path: "/users/wallet/payouts/remittances/corridors/{id}",
+    summary: "One corridor (404 when unknown)",
+    scope: "lookups:read",
+    cacheControl: LOOKUP_CACHE_CONTROL,
+    sharedCacheMs: SHARED_CACHE_MS,
     operation: restOperation(`query Corridor($id: ID!) { corridor(id: $id) { ${LOOKUP_FIELDS.corridorDetails} } }`),
-    variables: (req) => ({ id: req.params.id }), field: "corridor",
+    variables: (req) => ({ id: req.params.id }),
+    field: "corridor",
   },
 ];

@@ -18,8 +18,16 @@ import { arg, parseArgs, type InstitutionType, type Status, type UserType } from
 // the operator's mutations live in their own file, split only for length
 import "./remittance.admin.schema.js";
 import { BeneficiaryTypeEnum, InstitutionTypeEnum, StatusEnum } from "./remittance.enums.js";
-import { findBranches, findCorridors, findCountries, findCurrencies, findInstitutions, getCorridor, institutionsByCorridor, SORTS } from "./remittance.service.js";
-
+import {
+  findBranches,
+  findCorridors,
+  findCountries,
+  findCurrencies,
+  findInstitutions,
+  getCorridor,
+  institutionsByCorridor,
+  SORTS,
+} from "./remittance.service.js";
 
 // the same relation selection for both fields, so Pothos loads it once
 const ACTIVE_CORRIDORS = { corridors: { where: { status: "ACTIVE" as const }, select: { receivingInstitutionType: true } } };
@@ -32,7 +40,9 @@ const Country = builder.prismaObject("Country", {
     countryName: t.exposeString("name"),
     payoutDestination: t.boolean({ description: "An ACTIVE corridor pays out here", select: ACTIVE_CORRIDORS, resolve: (c) => c.corridors.length > 0 }),
     institutionTypes: t.field({
-      type: [InstitutionTypeEnum], description: "The types of the country's ACTIVE corridors", select: ACTIVE_CORRIDORS,
+      type: [InstitutionTypeEnum],
+      description: "The types of the country's ACTIVE corridors",
+      select: ACTIVE_CORRIDORS,
       resolve: (c) => [...new Set(c.corridors.map((x) => x.receivingInstitutionType))].sort(),
     }),
   }),
@@ -48,7 +58,8 @@ const Currency = builder.prismaObject("Currency", {
     status: t.expose("status", { type: StatusEnum, description: "INACTIVE: funds, metals and units of account, never paid out" }),
     // ISO 4217: the euro's 36 countries are the most of any currency
     countries: t.field({
-      type: [Country], extensions: costs({ listSize: 40 }),
+      type: [Country],
+      extensions: costs({ listSize: 40 }),
       select: (_args, _ctx, nested) => ({ countries: { select: { country: nested(true) }, orderBy: { countryCode: "asc" } } }),
       resolve: (c) => c.countries.map((link) => link.country),
     }),
@@ -57,11 +68,14 @@ const Currency = builder.prismaObject("Currency", {
 
 // added after Currency exists: the two types refer to each other
 // ISO 4217: no country has more than three (CHF, CHE, CHW)
-builder.prismaObjectField(Country, "currencies", (t) => t.field({
-  type: [Currency], extensions: costs({ listSize: 4 }),
-  select: (_args, _ctx, nested) => ({ currencies: { select: { currency: nested(true) }, orderBy: { currencyCode: "asc" } } }),
-  resolve: (c) => c.currencies.map((link) => link.currency),
-}));
+builder.prismaObjectField(Country, "currencies", (t) =>
+  t.field({
+    type: [Currency],
+    extensions: costs({ listSize: 4 }),
+    select: (_args, _ctx, nested) => ({ currencies: { select: { currency: nested(true) }, orderBy: { currencyCode: "asc" } } }),
+    resolve: (c) => c.currencies.map((link) => link.currency),
+  }),
+);
 
 const DeliveryEstimate = builder.objectRef<{ minHours: number; maxHours: number; description: string }>("DeliveryEstimate").implement({
   fields: (t) => ({ minHours: t.exposeInt("minHours"), maxHours: t.exposeInt("maxHours"), description: t.exposeString("description") }),
@@ -85,7 +99,8 @@ const Institution = builder.prismaObject("ReceivingInstitution", {
 const institutionLoaders = new WeakMap<object, DataLoader<{ country: string; type: InstitutionType }, ReceivingInstitution[], string>>();
 function institutionsOf(ctx: RequestContext, country: string, type: InstitutionType) {
   let loader = institutionLoaders.get(ctx);
-  if (!loader) institutionLoaders.set(ctx, (loader = new DataLoader((keys) => institutionsByCorridor(ctx.db, keys), { cacheKeyFn: (k) => `${k.country}:${k.type}` })));
+  if (!loader)
+    institutionLoaders.set(ctx, (loader = new DataLoader((keys) => institutionsByCorridor(ctx.db, keys), { cacheKeyFn: (k) => `${k.country}:${k.type}` })));
   return loader.load({ country, type });
 }
 
@@ -98,7 +113,8 @@ const Corridor = builder.prismaObject("Corridor", {
     minAmount: t.field({ type: "MinorUnits", description: "In minor units of receivingCurrency", resolve: (c) => c.minAmount }),
     maxAmount: t.field({ type: "MinorUnits", description: "In minor units of receivingCurrency", resolve: (c) => c.maxAmount }),
     deliveryEstimate: t.field({
-      type: DeliveryEstimate, resolve: (c) => ({ minHours: c.deliveryMinHours, maxHours: c.deliveryMaxHours, description: c.deliveryDescription }),
+      type: DeliveryEstimate,
+      resolve: (c) => ({ minHours: c.deliveryMinHours, maxHours: c.deliveryMaxHours, description: c.deliveryDescription }),
     }),
     requiredFields: t.exposeStringList("requiredFields", { description: "Beneficiary fields the payout needs, snake_case" }),
     userTypes: t.field({ type: [BeneficiaryTypeEnum], resolve: (c) => c.userTypes as UserType[] }),
@@ -106,15 +122,19 @@ const Corridor = builder.prismaObject("Corridor", {
     country: t.relation("country"),
     currency: t.relation("currency"),
     // paged like every list; the loader still reads every corridor's institutions in one statement
-    institutions: t.connection({
-      type: Institution, description: "Institutions of the corridor's country and type, by name",
-      args: { status: t.arg.string({ description: "ACTIVE | INACTIVE" }) },
-      resolve: async (c, args, ctx) => {
-        const { status } = parseArgs<{ status: Status }>({ status: args.status }, { status: arg.status });
-        const rows = await institutionsOf(ctx, c.receivingCountry, c.receivingInstitutionType);
-        return arrayConnection(args, status ? rows.filter((r) => r.status === status) : rows) as never;
+    institutions: t.connection(
+      {
+        type: Institution,
+        description: "Institutions of the corridor's country and type, by name",
+        args: { status: t.arg.string({ description: "ACTIVE | INACTIVE" }) },
+        resolve: async (c, args, ctx) => {
+          const { status } = parseArgs<{ status: Status }>({ status: args.status }, { status: arg.status });
+          const rows = await institutionsOf(ctx, c.receivingCountry, c.receivingInstitutionType);
+          return arrayConnection(args, status ? rows.filter((r) => r.status === status) : rows) as never;
+        },
       },
-    }, withTotalCount("CorridorInstitutionConnection")),
+      withTotalCount("CorridorInstitutionConnection"),
+    ),
   }),
 });
 
@@ -140,59 +160,99 @@ const COUNTRY = "alpha-2, alpha-3 or English name, any case";
 const STATUS = "ACTIVE | INACTIVE, any case";
 /** sort_fields + sort_order, the same two arguments on every list */
 const sortArgs = (t: { arg: ArgBuilder<SchemaTypes> }, list: keyof typeof SORTS) => ({
-  sortFields: t.arg.string({ description: Object.keys(SORTS[list]).join(" | ") }), sortOrder: t.arg.string({ description: "ASC | DESC" }),
+  sortFields: t.arg.string({ description: Object.keys(SORTS[list]).join(" | ") }),
+  sortOrder: t.arg.string({ description: "ASC | DESC" }),
 });
 
 builder.queryFields((t) => ({
-  countries: t.connection({
-    type: Country, authScopes: lookups, description: "ISO countries; every filter but destinationCountryCode keeps those with a corridor matching all of them",
-    args: {
-      destinationCountryCode: t.arg.stringList({ description: `${COUNTRY}; each item may be a comma list` }),
-      receivingInstitutionType: t.arg.string({ description: TYPES }), userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
-      ...sortArgs(t, "country"),
+  countries: t.connection(
+    {
+      type: Country,
+      authScopes: lookups,
+      description: "ISO countries; every filter but destinationCountryCode keeps those with a corridor matching all of them",
+      args: {
+        destinationCountryCode: t.arg.stringList({ description: `${COUNTRY}; each item may be a comma list` }),
+        receivingInstitutionType: t.arg.string({ description: TYPES }),
+        userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }),
+        status: t.arg.string({ description: STATUS }),
+        ...sortArgs(t, "country"),
+      },
+      resolve: connection("Country", findCountries),
     },
-    resolve: connection("Country", findCountries),
-  }, withTotalCount("CountryConnection")),
-  currencies: t.connection({
-    type: Currency, authScopes: lookups,
-    args: {
-      search: t.arg.string({ description: "Code or name (case- and accent-insensitive), or a country (alpha-2, alpha-3, name)" }),
-      status: t.arg.string({ description: STATUS }), sort: t.arg.string({ description: "code | name | -code | -name: the older spelling of sortFields + sortOrder" }),
-      ...sortArgs(t, "currency"),
+    withTotalCount("CountryConnection"),
+  ),
+  currencies: t.connection(
+    {
+      type: Currency,
+      authScopes: lookups,
+      args: {
+        search: t.arg.string({ description: "Code or name (case- and accent-insensitive), or a country (alpha-2, alpha-3, name)" }),
+        status: t.arg.string({ description: STATUS }),
+        sort: t.arg.string({ description: "code | name | -code | -name: the older spelling of sortFields + sortOrder" }),
+        ...sortArgs(t, "currency"),
+      },
+      resolve: connection("Currency", findCurrencies),
     },
-    resolve: connection("Currency", findCurrencies),
-  }, withTotalCount("CurrencyConnection")),
-  corridors: t.connection({
-    type: Corridor, authScopes: lookups,
-    args: {
-      id: t.arg.id(), receivingCountry: t.arg.string({ description: COUNTRY }), receivingCountryCode: t.arg.string({ description: COUNTRY }),
-      receivingCurrency: t.arg.string({ description: "ISO 4217" }), receivingInstitutionType: t.arg.string({ description: TYPES }),
-      userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }), status: t.arg.string({ description: STATUS }),
-      ...sortArgs(t, "corridor"),
+    withTotalCount("CurrencyConnection"),
+  ),
+  corridors: t.connection(
+    {
+      type: Corridor,
+      authScopes: lookups,
+      args: {
+        id: t.arg.id(),
+        receivingCountry: t.arg.string({ description: COUNTRY }),
+        receivingCountryCode: t.arg.string({ description: COUNTRY }),
+        receivingCurrency: t.arg.string({ description: "ISO 4217" }),
+        receivingInstitutionType: t.arg.string({ description: TYPES }),
+        userType: t.arg.string({ description: "INDIVIDUAL | BUSINESS" }),
+        status: t.arg.string({ description: STATUS }),
+        ...sortArgs(t, "corridor"),
+      },
+      resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) =>
+        findCorridors(db, { ...args, id: args.id == null ? null : String(args.id) }, query),
+      ),
     },
-    resolve: connection("Corridor", (db, args: { id?: string | number | null }, query) => findCorridors(db, { ...args, id: args.id == null ? null : String(args.id) }, query)),
-  }, withTotalCount("CorridorConnection")),
+    withTotalCount("CorridorConnection"),
+  ),
   corridor: t.prismaField({
-    type: "Corridor", authScopes: lookups, args: { id: t.arg.id({ required: true }) },
+    type: "Corridor",
+    authScopes: lookups,
+    args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getCorridor(ctx.db, String(id), query),
   }),
-  receivingInstitutions: t.connection({
-    type: Institution, authScopes: lookups,
-    args: {
-      receivingCountry: t.arg.string({ description: COUNTRY }), receivingInstitutionType: t.arg.string({ description: TYPES }),
-      name: t.arg.string({ description: "Part of the name, case- and accent-insensitive" }), status: t.arg.string({ description: STATUS }),
-      ...sortArgs(t, "institution"),
+  receivingInstitutions: t.connection(
+    {
+      type: Institution,
+      authScopes: lookups,
+      args: {
+        receivingCountry: t.arg.string({ description: COUNTRY }),
+        receivingInstitutionType: t.arg.string({ description: TYPES }),
+        name: t.arg.string({ description: "Part of the name, case- and accent-insensitive" }),
+        status: t.arg.string({ description: STATUS }),
+        ...sortArgs(t, "institution"),
+      },
+      resolve: connection("ReceivingInstitution", findInstitutions),
     },
-    resolve: connection("ReceivingInstitution", findInstitutions),
-  }, withTotalCount("ReceivingInstitutionConnection")),
-  branches: t.connection({
-    type: Branch, authScopes: lookups, description: "Branches of one institution; NOT_FOUND when it does not exist (or has another type)",
-    args: {
-      receivingInstitutionId: t.arg.id({ required: true }), receivingInstitutionType: t.arg.string({ description: TYPES }),
-      name: t.arg.string({ description: "Part of the name" }), search: t.arg.string({ description: "Part of the name, code, city or address" }),
-      city: t.arg.string({ description: "The whole city name, case- and accent-insensitive" }),
-      ...sortArgs(t, "branch"),
+    withTotalCount("ReceivingInstitutionConnection"),
+  ),
+  branches: t.connection(
+    {
+      type: Branch,
+      authScopes: lookups,
+      description: "Branches of one institution; NOT_FOUND when it does not exist (or has another type)",
+      args: {
+        receivingInstitutionId: t.arg.id({ required: true }),
+        receivingInstitutionType: t.arg.string({ description: TYPES }),
+        name: t.arg.string({ description: "Part of the name" }),
+        search: t.arg.string({ description: "Part of the name, code, city or address" }),
+        city: t.arg.string({ description: "The whole city name, case- and accent-insensitive" }),
+        ...sortArgs(t, "branch"),
+      },
+      resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) =>
+        findBranches(db, { ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query),
+      ),
     },
-    resolve: connection("Branch", (db, args: { receivingInstitutionId: string | number }, query) => findBranches(db, { ...args, receivingInstitutionId: String(args.receivingInstitutionId) }, query)),
-  }, withTotalCount("BranchConnection")),
+    withTotalCount("BranchConnection"),
+  ),
 }));

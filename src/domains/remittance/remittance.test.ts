@@ -5,18 +5,39 @@ import { LOOKUP_CACHE_CONTROL, LOOKUP_FIELDS as F } from "./remittance.routes.js
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** GraphQL camelCase → the REST shape, so both transports can be compared value for value */
 const asRest = (value: any): any =>
-  Array.isArray(value) ? value.map(asRest)
-    : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [snake(k), asRest(v)])) : value;
+  Array.isArray(value)
+    ? value.map(asRest)
+    : value && typeof value === "object"
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [snake(k), asRest(v)]))
+      : value;
 const nodes = (connection: any) => connection.edges.map((e: any) => e.node);
 
 /** The seven lookup paths, each with a documented example and the same question asked in GraphQL. */
 const SEVEN = [
-  ["/users/wallets/payouts/remittances/corridors/PHL/institutions/mobile-wallet", `receivingInstitutions(receivingCountry: "PH", receivingInstitutionType: "MOBILE_WALLET") { totalCount edges { node { ${F.institution} } } }`],
-  ["/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=5&sort_order=desc", `branches(receivingInstitutionId: "in-sbin", receivingInstitutionType: "BANK", first: 5, sortOrder: "DESC") { totalCount edges { node { ${F.branch} } } }`],
-  ["/payouts/remittances/utilities/countries?destination_country_code=PH,IN&receiving_institution_type=BANK&user_type=INDIVIDUAL&status=ACTIVE", `countries(destinationCountryCode: ["PH", "IN"], receivingInstitutionType: "BANK", userType: "INDIVIDUAL", status: "ACTIVE") { totalCount edges { node { ${F.country} } } }`],
-  ["/payouts/remittances/utilities/currencies?search=peso&status=ACTIVE&page=1&records_per_page=5", `currencies(search: "peso", status: "ACTIVE", first: 5) { totalCount edges { node { ${F.currency} } } }`],
-  ["/users/wallet/payouts/remittances/corridors?receiving_country=philippines&receiving_currency=PHP", `corridors(receivingCountry: "PH", receivingCurrency: "PHP") { totalCount edges { node { ${F.corridor} } } }`],
-  ["/users/wallets/payouts/remittances/corridors/IND/details?receiving_institution_type=bank&receiving_currency=INR", `corridors(receivingCountry: "IN", receivingInstitutionType: "BANK", receivingCurrency: "INR") { totalCount edges { node { ${F.corridorDetails} } } }`],
+  [
+    "/users/wallets/payouts/remittances/corridors/PHL/institutions/mobile-wallet",
+    `receivingInstitutions(receivingCountry: "PH", receivingInstitutionType: "MOBILE_WALLET") { totalCount edges { node { ${F.institution} } } }`,
+  ],
+  [
+    "/users/wallets/payouts/remittances/BANK/branches/in-sbin?records_per_page=5&sort_order=desc",
+    `branches(receivingInstitutionId: "in-sbin", receivingInstitutionType: "BANK", first: 5, sortOrder: "DESC") { totalCount edges { node { ${F.branch} } } }`,
+  ],
+  [
+    "/payouts/remittances/utilities/countries?destination_country_code=PH,IN&receiving_institution_type=BANK&user_type=INDIVIDUAL&status=ACTIVE",
+    `countries(destinationCountryCode: ["PH", "IN"], receivingInstitutionType: "BANK", userType: "INDIVIDUAL", status: "ACTIVE") { totalCount edges { node { ${F.country} } } }`,
+  ],
+  [
+    "/payouts/remittances/utilities/currencies?search=peso&status=ACTIVE&page=1&records_per_page=5",
+    `currencies(search: "peso", status: "ACTIVE", first: 5) { totalCount edges { node { ${F.currency} } } }`,
+  ],
+  [
+    "/users/wallet/payouts/remittances/corridors?receiving_country=philippines&receiving_currency=PHP",
+    `corridors(receivingCountry: "PH", receivingCurrency: "PHP") { totalCount edges { node { ${F.corridor} } } }`,
+  ],
+  [
+    "/users/wallets/payouts/remittances/corridors/IND/details?receiving_institution_type=bank&receiving_currency=INR",
+    `corridors(receivingCountry: "IN", receivingInstitutionType: "BANK", receivingCurrency: "INR") { totalCount edges { node { ${F.corridorDetails} } } }`,
+  ],
   ["/users/wallet/payouts/remittances/corridors/ph-php-mobile-wallet", `corridor(id: "ph-php-mobile-wallet") { ${F.corridorDetails} }`],
 ] as const;
 
@@ -51,7 +72,10 @@ describe.each(backends)("remittance lookups on %s", (backend) => {
     expect(page1.body.pagination.links.next).toBe("/payouts/remittances/utilities/currencies?search=peso&status=ACTIVE&page=2&records_per_page=5");
     expect(page2.body.pagination).toMatchObject({ page: 2, total_records: 9, total_pages: 2 });
     expect([...page1.body.data, ...page2.body.data].map((c: any) => c.currency_code)).toEqual(ACTIVE_PESOS);
-    expect(page1.body.data.find((c: any) => c.currency_code === "CLP")).toMatchObject({ minor_units: 0, countries: [{ country_code: "CL", country_name: "Chile" }] });
+    expect(page1.body.data.find((c: any) => c.currency_code === "CLP")).toMatchObject({
+      minor_units: 0,
+      countries: [{ country_code: "CL", country_name: "Chile" }],
+    });
     for (const records of [0, 101]) {
       const bad = await get(`/payouts/remittances/utilities/currencies?search=peso&records_per_page=${records}`);
       expect(bad.status).toBe(400);
@@ -121,7 +145,9 @@ describe.each(backends)("remittance lookups on %s", (backend) => {
 
   it("filters and sorts institutions and branches", async () => {
     const asc = await get("/users/wallets/payouts/remittances/corridors/IN/institutions/BANK?status=active&records_per_page=100");
-    const desc = await get("/users/wallets/payouts/remittances/corridors/in/institutions/bank?status=ACTIVE&sort_fields=NAME&sort_order=desc&records_per_page=100");
+    const desc = await get(
+      "/users/wallets/payouts/remittances/corridors/in/institutions/bank?status=ACTIVE&sort_fields=NAME&sort_order=desc&records_per_page=100",
+    );
     expect(asc.body.data.length).toBeGreaterThan(20);
     expect(desc.body.data.map((i: any) => i.id)).toEqual(asc.body.data.map((i: any) => i.id).reverse());
     const named = await get("/users/wallets/payouts/remittances/corridors/India/institutions/BANK?name=state%20bank");

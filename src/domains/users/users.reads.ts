@@ -18,19 +18,44 @@ type Selection = { select?: Record<string, unknown>; include?: Record<string, un
 
 /** The user's columns as Prisma names them, and the SQL column each comes from. */
 const COLUMNS: Record<string, string> = {
-  id: "id", clientId: "client_id", externalId: "external_id", email: "email", emailKey: "email_key", phoneNumber: "phone_number",
-  firstName: "first_name", middleName: "middle_name", lastName: "last_name", dateOfBirth: "date_of_birth", nationality: "nationality",
-  countryOfResidence: "country_of_residence", residentialAddress: "residential_address", billingAddress: "billing_address",
-  taxIdEncrypted: "tax_id_encrypted", taxIdLast4: "tax_id_last4", locale: "locale", status: "status", kycStatus: "kyc_status",
-  riskLevel: "risk_level", riskScore: "risk_score", emailVerified: "email_verified", phoneVerified: "phone_verified",
-  pendingEmail: "pending_email", pendingPhoneNumber: "pending_phone_number", version: "version", createdAt: "created_at", updatedAt: "updated_at",
+  id: "id",
+  clientId: "client_id",
+  externalId: "external_id",
+  email: "email",
+  emailKey: "email_key",
+  phoneNumber: "phone_number",
+  firstName: "first_name",
+  middleName: "middle_name",
+  lastName: "last_name",
+  dateOfBirth: "date_of_birth",
+  nationality: "nationality",
+  countryOfResidence: "country_of_residence",
+  residentialAddress: "residential_address",
+  billingAddress: "billing_address",
+  taxIdEncrypted: "tax_id_encrypted",
+  taxIdLast4: "tax_id_last4",
+  locale: "locale",
+  status: "status",
+  kycStatus: "kyc_status",
+  riskLevel: "risk_level",
+  riskScore: "risk_score",
+  emailVerified: "email_verified",
+  phoneVerified: "phone_verified",
+  pendingEmail: "pending_email",
+  pendingPhoneNumber: "pending_phone_number",
+  version: "version",
+  createdAt: "created_at",
+  updatedAt: "updated_at",
 };
 
 /** The relations the statement carries, in the very selection Pothos merges in for those two fields (key order aside: isDeepStrictEqual ignores it). */
 const RELATIONS: Record<string, unknown> = { documents: REQUIREMENT_COLUMNS.documents, checks: ASSESSED_CHECKS };
 
 /** The columns of the users row `alias` as a JSON object's members (the row's JSON: `userOf`). */
-export const userColumnsJson = (alias: string) => Object.entries(COLUMNS).map(([name, column]) => `'${name}', ${alias}.${column}`).join(", ");
+export const userColumnsJson = (alias: string) =>
+  Object.entries(COLUMNS)
+    .map(([name, column]) => `'${name}', ${alias}.${column}`)
+    .join(", ");
 
 const USERS_BY_IDS = `select json_build_object(${userColumnsJson("u")},
   'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
@@ -77,20 +102,28 @@ export function userOf(json: string): OwnedRow {
   user.createdAt = utc(user.createdAt);
   user.updatedAt = utc(user.updatedAt);
   for (const d of user.documents) d.expiryDate = utc(d.expiryDate);
-  for (const c of user.checks) { c.createdAt = utc(c.createdAt); c.completedAt = utc(c.completedAt); }
+  for (const c of user.checks) {
+    c.createdAt = utc(c.createdAt);
+    c.completedAt = utc(c.completedAt);
+  }
   return user;
 }
 
 const loadUsers: BatchLoad = async (wanted, { rows }) => {
   const clients: string[] = [];
   const ids: string[] = [];
-  for (const [clientId, some] of wanted) for (const id of some) { clients.push(clientId); ids.push(id); }
+  for (const [clientId, some] of wanted)
+    for (const id of some) {
+      clients.push(clientId);
+      ids.push(id);
+    }
   return (await rows!(USERS_BY_IDS, [clients, ids])).map(([json]) => userOf(json as string));
 };
 
 /** The user `id` of `clientId` with the fields `selection` asks for, or null. */
 export function readUserById(db: Db | Tx, clientId: string, id: string, selection: Selection | undefined): Promise<User | null> {
-  if (!statementCovers(selection)) return findOwnedById(db, "user", clientId, id, selection, () => db.user.findFirst({ ...selection, where: { id, clientId } }));
+  if (!statementCovers(selection))
+    return findOwnedById(db, "user", clientId, id, selection, () => db.user.findFirst({ ...selection, where: { id, clientId } }));
   // unbatched (a transaction's client): the same statement through Prisma, one row
   const single = async () => {
     const [row] = await db.$queryRawUnsafe<{ user: string }[]>(USERS_BY_IDS, [clientId], [id]);

@@ -12,21 +12,35 @@ export type Address = { line1: string; line2?: string | null; city: string; stat
 
 /** The fields a caller may write; `undefined` = leave as is, `null` = clear. */
 export type UserInput = {
-  externalId?: string | null; email?: string | null; phoneNumber?: string | null;
-  firstName?: string | null; middleName?: string | null; lastName?: string | null;
-  dateOfBirth?: string | null; nationality?: string | null; countryOfResidence?: string | null;
-  residentialAddress?: Address | null; billingAddress?: Address | null;
-  taxId?: string | null; locale?: string | null; status?: string | null;
+  externalId?: string | null;
+  email?: string | null;
+  phoneNumber?: string | null;
+  firstName?: string | null;
+  middleName?: string | null;
+  lastName?: string | null;
+  dateOfBirth?: string | null;
+  nationality?: string | null;
+  countryOfResidence?: string | null;
+  residentialAddress?: Address | null;
+  billingAddress?: Address | null;
+  taxId?: string | null;
+  locale?: string | null;
+  status?: string | null;
 };
 
 type Checker = (value: unknown, field: string, errors: FieldError[]) => unknown;
 
-const fail = (errors: FieldError[], field: string, message: string, code = "invalid") => { errors.push({ field, code, message }); return undefined; };
-
-const text = (max: number): Checker => (value, field, errors) => {
-  const v = String(value).trim();
-  return v.length === 0 || v.length > max ? fail(errors, field, `${field} must be 1 to ${max} characters.`) : v;
+const fail = (errors: FieldError[], field: string, message: string, code = "invalid") => {
+  errors.push({ field, code, message });
+  return undefined;
 };
+
+const text =
+  (max: number): Checker =>
+  (value, field, errors) => {
+    const v = String(value).trim();
+    return v.length === 0 || v.length > max ? fail(errors, field, `${field} must be 1 to ${max} characters.`) : v;
+  };
 
 const emailSchema = z.email();
 const email: Checker = (value, field, errors) => {
@@ -36,7 +50,9 @@ const email: Checker = (value, field, errors) => {
 
 const phone: Checker = (value, field, errors) => {
   const parsed = parsePhoneNumberFromString(String(value));
-  return parsed?.isValid() && String(value).startsWith("+") ? parsed.number : fail(errors, field, `${field} must be a valid phone number in E.164 form, e.g. +6591234567.`);
+  return parsed?.isValid() && String(value).startsWith("+")
+    ? parsed.number
+    : fail(errors, field, `${field} must be a valid phone number in E.164 form, e.g. +6591234567.`);
 };
 
 const country: Checker = (value, field, errors) =>
@@ -51,7 +67,11 @@ const birthDate: Checker = (value, field, errors) => {
 };
 
 const locale: Checker = (value, field, errors) => {
-  try { return Intl.getCanonicalLocales(String(value))[0]; } catch { return fail(errors, field, `${field} must be a BCP 47 language tag such as en-SG.`); }
+  try {
+    return Intl.getCanonicalLocales(String(value))[0];
+  } catch {
+    return fail(errors, field, `${field} must be a BCP 47 language tag such as en-SG.`);
+  }
 };
 
 const taxId: Checker = (value, field, errors) => {
@@ -74,9 +94,19 @@ const address: Checker = (value, field, errors) => {
 };
 
 const CHECKS: Record<Exclude<keyof UserInput, "status">, Checker> = {
-  externalId: text(128), email, phoneNumber: phone, firstName: text(100), middleName: text(100), lastName: text(100),
-  dateOfBirth: birthDate, nationality: country, countryOfResidence: country,
-  residentialAddress: address, billingAddress: address, taxId, locale,
+  externalId: text(128),
+  email,
+  phoneNumber: phone,
+  firstName: text(100),
+  middleName: text(100),
+  lastName: text(100),
+  dateOfBirth: birthDate,
+  nationality: country,
+  countryOfResidence: country,
+  residentialAddress: address,
+  billingAddress: address,
+  taxId,
+  locale,
 };
 const REQUIRED: (keyof UserInput)[] = ["firstName", "lastName"];
 
@@ -121,8 +151,12 @@ const PERSON_MOVES: Partial<Record<UserStatusValue, UserStatusValue[]>> = { REJE
 export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { byCaller, byPerson = false }: { byCaller: boolean; byPerson?: boolean }) {
   if (from === to) return;
   if (byCaller && !CALLER_SETTABLE_STATUSES.includes(to))
-    throw new DomainError("INVALID_STATE_TRANSITION", `status can only be set to ${CALLER_SETTABLE_STATUSES.join(", ")} by a caller; ${to} follows from verification.`);
-  if (!MOVES[from].includes(to) && !(byPerson && PERSON_MOVES[from]?.includes(to))) throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} user cannot move to ${to}.`);
+    throw new DomainError(
+      "INVALID_STATE_TRANSITION",
+      `status can only be set to ${CALLER_SETTABLE_STATUSES.join(", ")} by a caller; ${to} follows from verification.`,
+    );
+  if (!MOVES[from].includes(to) && !(byPerson && PERSON_MOVES[from]?.includes(to)))
+    throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} user cannot move to ${to}.`);
 }
 
 /** Last four characters, the rest starred: what callers see of a tax id. */

@@ -53,16 +53,33 @@ export const User = builder.prismaObject("User", {
     dateOfBirth: t.expose("dateOfBirth", { type: "Date", nullable: true }),
     nationality: t.exposeString("nationality", { nullable: true }),
     countryOfResidence: t.exposeString("countryOfResidence", { nullable: true }),
-    residentialAddress: t.field({ type: AddressRef, nullable: true, extensions: ownColumns({ residentialAddress: true }), resolve: (u) => u.residentialAddress as Address | null }),
-    billingAddress: t.field({ type: AddressRef, nullable: true, extensions: ownColumns({ billingAddress: true }), resolve: (u) => u.billingAddress as Address | null }),
-    taxId: t.string({ nullable: true, description: "Masked: only the last four characters are shown", extensions: ownColumns({ taxIdLast4: true }), resolve: (u) => maskTail(u.taxIdLast4) }),
+    residentialAddress: t.field({
+      type: AddressRef,
+      nullable: true,
+      extensions: ownColumns({ residentialAddress: true }),
+      resolve: (u) => u.residentialAddress as Address | null,
+    }),
+    billingAddress: t.field({
+      type: AddressRef,
+      nullable: true,
+      extensions: ownColumns({ billingAddress: true }),
+      resolve: (u) => u.billingAddress as Address | null,
+    }),
+    taxId: t.string({
+      nullable: true,
+      description: "Masked: only the last four characters are shown",
+      extensions: ownColumns({ taxIdLast4: true }),
+      resolve: (u) => maskTail(u.taxIdLast4),
+    }),
     locale: t.exposeString("locale", { nullable: true }),
     status: t.expose("status", { type: UserStatus }),
     kycStatus: t.expose("kycStatus", { type: KycStatus }),
     riskLevel: t.expose("riskLevel", { type: RiskLevel, nullable: true }),
     riskScore: t.exposeInt("riskScore", { nullable: true }),
     riskAssessmentStatus: t.field({
-      type: RiskAssessmentStatus, description: "From the verdict on each check type (its latest run, or the decision by a person or a provider that stands): UNKNOWN, PENDING, CLEARED or REJECTED",
+      type: RiskAssessmentStatus,
+      description:
+        "From the verdict on each check type (its latest run, or the decision by a person or a provider that stands): UNKNOWN, PENDING, CLEARED or REJECTED",
       select: { checks: ASSESSED_CHECKS },
       resolve: (u) => riskAssessmentStatus(u.checks),
     }),
@@ -75,7 +92,11 @@ export const User = builder.prismaObject("User", {
       select: REQUIREMENT_COLUMNS,
       resolve: (u, _args, ctx) => requirementsNow(ctx, u),
     }),
-    etag: t.string({ description: "Send as If-Match to update only what you read", extensions: ownColumns({ id: true, version: true }), resolve: (u) => etagOf(u) }),
+    etag: t.string({
+      description: "Send as If-Match to update only what you read",
+      extensions: ownColumns({ id: true, version: true }),
+      resolve: (u) => etagOf(u),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -83,17 +104,29 @@ export const User = builder.prismaObject("User", {
 
 const AddressInput = builder.inputType("AddressInput", {
   fields: (t) => ({
-    line1: t.string({ required: true }), line2: t.string(), city: t.string({ required: true }),
-    state: t.string(), postalCode: t.string(), country: t.string({ required: true }),
+    line1: t.string({ required: true }),
+    line2: t.string(),
+    city: t.string({ required: true }),
+    state: t.string(),
+    postalCode: t.string(),
+    country: t.string({ required: true }),
   }),
 });
 
 const userFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, "InputObject">) => ({
-  externalId: t.string(), email: t.string(), phoneNumber: t.string({ description: "E.164, e.g. +6591234567" }),
-  firstName: t.string(), middleName: t.string(), lastName: t.string(),
-  dateOfBirth: t.field({ type: "Date" }), nationality: t.string(), countryOfResidence: t.string(),
-  residentialAddress: t.field({ type: AddressInput }), billingAddress: t.field({ type: AddressInput }),
-  taxId: t.string({ description: "Stored encrypted; read back masked" }), locale: t.string(),
+  externalId: t.string(),
+  email: t.string(),
+  phoneNumber: t.string({ description: "E.164, e.g. +6591234567" }),
+  firstName: t.string(),
+  middleName: t.string(),
+  lastName: t.string(),
+  dateOfBirth: t.field({ type: "Date" }),
+  nationality: t.string(),
+  countryOfResidence: t.string(),
+  residentialAddress: t.field({ type: AddressInput }),
+  billingAddress: t.field({ type: AddressInput }),
+  taxId: t.string({ description: "Stored encrypted; read back masked" }),
+  locale: t.string(),
 });
 
 const CreateUserInput = builder.inputType("CreateUserInput", { fields: (t) => userFields(t) });
@@ -110,42 +143,61 @@ const UpdateUserInput = builder.inputType("UpdateUserInput", {
 const AddressTypeEnum = builder.enumType("AddressType", { values: ["RESIDENTIAL", "BILLING"] as const });
 const UpdateUserAddressInput = builder.inputType("UpdateUserAddressInput", {
   description: "Replaces one of the user's addresses (the v1 address routes); the same rules as updateUser",
-  fields: (t) => ({ id: t.id({ required: true }), type: t.field({ type: AddressTypeEnum, required: true }), address: t.field({ type: AddressInput, required: true }) }),
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    type: t.field({ type: AddressTypeEnum, required: true }),
+    address: t.field({ type: AddressInput, required: true }),
+  }),
 });
 
 builder.queryFields((t) => ({
   // the hot read: Pothos's query planned once per document (graphql/planned-query.ts), not per request
   user: t.field({
-    type: User, authScopes: { scope: "users:read" },
+    type: User,
+    authScopes: { scope: "users:read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx, info) => getUser(ctx, String(id), plannedQuery(ctx, info) as never),
   }),
-  users: t.connection({
-    type: User, authScopes: { scope: "users:read" },
-    args: {
-      email: t.arg.string(), externalId: t.arg.string(), status: t.arg({ type: UserStatusEnum }),
-      sortFields: t.arg.string({ description: `${Object.keys(USER_SORTS).join(" | ")}; newest first when not given` }), sortOrder: t.arg.string({ description: "ASC | DESC" }),
+  users: t.connection(
+    {
+      type: User,
+      authScopes: { scope: "users:read" },
+      args: {
+        email: t.arg.string(),
+        externalId: t.arg.string(),
+        status: t.arg({ type: UserStatusEnum }),
+        sortFields: t.arg.string({ description: `${Object.keys(USER_SORTS).join(" | ")}; newest first when not given` }),
+        sortOrder: t.arg.string({ description: "ASC | DESC" }),
+      },
+      resolve: listResolver<UserFilters>(
+        "User",
+        (ctx, args, query) => ({
+          count: () => countUsers(ctx, args),
+          page: (window) => listUsers(ctx, args, window, query),
+        }),
+        { narrow: true },
+      ), // listUsers hands the query to Prisma and reads nothing else off the rows
     },
-    resolve: listResolver<UserFilters>("User", (ctx, args, query) => ({
-      count: () => countUsers(ctx, args),
-      page: (window) => listUsers(ctx, args, window, query),
-    }), { narrow: true }), // listUsers hands the query to Prisma and reads nothing else off the rows
-  }, withTotalCount("UserConnection")),
+    withTotalCount("UserConnection"),
+  ),
 }));
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
-    type: "User", authScopes: { scope: "users:write" },
+    type: "User",
+    authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => createUser(ctx, input, query),
   }),
   updateUser: t.prismaField({
-    type: "User", authScopes: { scope: "users:write" },
+    type: "User",
+    authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: UpdateUserInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => updateUser(ctx, { ...input, id: String(input.id) }, query),
   }),
   updateUserAddress: t.prismaField({
-    type: "User", authScopes: { scope: "users:write" },
+    type: "User",
+    authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: UpdateUserAddressInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => {
       const field = input.type === "BILLING" ? "billingAddress" : "residentialAddress";
@@ -155,8 +207,19 @@ builder.mutationFields((t) => ({
 }));
 
 /** A field error about `residentialAddress.city` is about `address.city` to a caller who sent `address`. */
-const renameFields = (from: string, to: string) => (error: unknown): never => {
-  if (error instanceof DomainError && error.fields)
-    throw new DomainError(error.code, error.message.replaceAll(from, to), error.fields.map((f) => ({ ...f, field: f.field.startsWith(from) ? to + f.field.slice(from.length) : f.field, message: f.message.replaceAll(from, to) })), error.meta);
-  throw error;
-};
+const renameFields =
+  (from: string, to: string) =>
+  (error: unknown): never => {
+    if (error instanceof DomainError && error.fields)
+      throw new DomainError(
+        error.code,
+        error.message.replaceAll(from, to),
+        error.fields.map((f) => ({
+          ...f,
+          field: f.field.startsWith(from) ? to + f.field.slice(from.length) : f.field,
+          message: f.message.replaceAll(from, to),
+        })),
+        error.meta,
+      );
+    throw error;
+  };

@@ -33,7 +33,9 @@ export async function createUser(ctx: RequestContext, input: UserInput, query?: 
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
   const columns = Object.fromEntries(Object.entries(toColumns(ctx, checked)).map(([column, value]) => [column, value === Prisma.DbNull ? null : value]));
-  const created = await ctx.transact.oneStatement(ctx, signUp({ clientId, columns, changedFields: Object.keys(checked) }, withBase(query))).catch(uniqueViolation);
+  const created = await ctx.transact
+    .oneStatement(ctx, signUp({ clientId, columns, changedFields: Object.keys(checked) }, withBase(query)))
+    .catch(uniqueViolation);
   // a GraphQL selection the statement cannot answer (another relation, other arguments) is read once committed
   return (created.user ?? (await readUserById(ctx.db, clientId, created.id, withBase(query))))!;
 }
@@ -42,30 +44,33 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
   const clientId = tenantOf(ctx);
   const { id, ifMatch, ...fields } = input;
   const checked = checkUserFields(fields, { creating: false });
-  return ctx.transact(ctx, async (write) => {
-    const { tx, audit, emit } = write;
-    const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
-    if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
-      throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
-    if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
-    const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
-    // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
-    const changed = changedColumns(ctx, current, data);
-    if (!changed.length) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
-    await assertUnique(tx, clientId, checked, id);
-    // optimistic: the row must still be at the version just read, or a concurrent write won
-    const user = await tx.user.update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
-      .catch((error: { code?: string }) => {
-        if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
-        throw error;
-      });
-    audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
-    // only what really changed calls for checks: a PUT resending the same name screens nobody again
-    await enqueueChecks(write, { clientId, userId: id }, checksForChange(changed), "USER_UPDATED");
-    if (checked.status && checked.status !== current.status)
-      emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
-    return user;
-  }).catch(uniqueViolation);
+  return ctx
+    .transact(ctx, async (write) => {
+      const { tx, audit, emit } = write;
+      const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
+      if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
+        throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
+      if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
+      const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
+      // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
+      const changed = changedColumns(ctx, current, data);
+      if (!changed.length) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
+      await assertUnique(tx, clientId, checked, id);
+      // optimistic: the row must still be at the version just read, or a concurrent write won
+      const user = await tx.user
+        .update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
+        .catch((error: { code?: string }) => {
+          if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
+          throw error;
+        });
+      audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+      // only what really changed calls for checks: a PUT resending the same name screens nobody again
+      await enqueueChecks(write, { clientId, userId: id }, checksForChange(changed), "USER_UPDATED");
+      if (checked.status && checked.status !== current.status)
+        emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
+      return user;
+    })
+    .catch(uniqueViolation);
 }
 
 /**
@@ -78,9 +83,10 @@ export async function applyPendingContact(write: Write, ctx: RequestContext, id:
   const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
   const pending = channel === "EMAIL" ? current.pendingEmail : current.pendingPhoneNumber;
   if (!pending) throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${channel === "EMAIL" ? "email" : "phone number"} to confirm.`);
-  const data: Prisma.UserUncheckedUpdateInput = channel === "EMAIL"
-    ? { email: pending, emailKey: pending.toLowerCase(), pendingEmail: null, emailVerified: true }
-    : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
+  const data: Prisma.UserUncheckedUpdateInput =
+    channel === "EMAIL"
+      ? { email: pending, emailKey: pending.toLowerCase(), pendingEmail: null, emailVerified: true }
+      : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
   if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
   const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
   audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
@@ -109,7 +115,10 @@ function toColumns(ctx: RequestContext, checked: CheckedUser): Prisma.UserUnchec
   const { taxId, email, residentialAddress, billingAddress, status, ...rest } = checked;
   const data: Prisma.UserUncheckedUpdateInput = { ...(rest as Prisma.UserUncheckedUpdateInput) };
   if (status) data.status = status;
-  if (email !== undefined) { data.email = email as string | null; data.emailKey = (email as string | null)?.toLowerCase() ?? null; }
+  if (email !== undefined) {
+    data.email = email as string | null;
+    data.emailKey = (email as string | null)?.toLowerCase() ?? null;
+  }
   if (residentialAddress !== undefined) data.residentialAddress = json(residentialAddress as Address | null);
   if (billingAddress !== undefined) data.billingAddress = json(billingAddress as Address | null);
   if (taxId !== undefined) {
@@ -133,7 +142,8 @@ function changedColumns(ctx: RequestContext, current: Record<string, unknown>, d
   });
 }
 
-const canonical = (value: unknown) => JSON.stringify(value, (_key, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
+const canonical = (value: unknown) =>
+  JSON.stringify(value, (_key, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
 
 const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue));
 
@@ -141,19 +151,31 @@ const json = (value: Address | null) => (value === null ? Prisma.DbNull : (value
  * A verified email or phone is not replaced at once: the new one waits as pending until confirmed
  * by OTP. Sending the verified value again withdraws a pending change.
  */
-type Contact = { email: string | null; phoneNumber: string | null; emailVerified: boolean; phoneVerified: boolean; pendingEmail: string | null; pendingPhoneNumber: string | null };
+type Contact = {
+  email: string | null;
+  phoneNumber: string | null;
+  emailVerified: boolean;
+  phoneVerified: boolean;
+  pendingEmail: string | null;
+  pendingPhoneNumber: string | null;
+};
 function holdVerifiedContactChanges(current: Contact, data: Prisma.UserUncheckedUpdateInput) {
   const out = { ...data };
   if (current.emailVerified && typeof data.email === "string") {
     const same = data.email.toLowerCase() === current.email?.toLowerCase();
     if (!same) out.pendingEmail = data.email;
     else if (current.pendingEmail) out.pendingEmail = null;
-    if (!same) { delete out.email; delete out.emailKey; }
+    if (!same) {
+      delete out.email;
+      delete out.emailKey;
+    }
   }
   if (current.phoneVerified && typeof data.phoneNumber === "string") {
     const same = data.phoneNumber === current.phoneNumber;
-    if (!same) { out.pendingPhoneNumber = data.phoneNumber; delete out.phoneNumber; }
-    else if (current.pendingPhoneNumber) out.pendingPhoneNumber = null;
+    if (!same) {
+      out.pendingPhoneNumber = data.phoneNumber;
+      delete out.phoneNumber;
+    } else if (current.pendingPhoneNumber) out.pendingPhoneNumber = null;
   }
   return out;
 }
@@ -174,7 +196,10 @@ const clashOn = (field: string) =>
 
 /** The unique index a write ran into names the field (adapter-pg names the index, PGlite's adapter its columns). */
 type UniqueViolation = { code?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; constraint?: { index?: string; fields?: string[] } } } } };
-const CLASHING = [["email_key", "email"], ["external_id", "externalId"]] as const;
+const CLASHING = [
+  ["email_key", "email"],
+  ["external_id", "externalId"],
+] as const;
 
 /**
  * A create is checked by the unique indexes alone (one statement less on every create); an update

@@ -16,18 +16,52 @@ type Selection = { select?: Record<string, unknown>; include?: Record<string, un
 
 /** The columns a caller's fields and the row's identity fill; every other column takes its default (PENDING, NOT_STARTED, version 1…). */
 type NewUserRow = {
-  id: string; createdAt: Date; updatedAt: Date; clientId: string; externalId?: unknown; email?: unknown; emailKey?: unknown; phoneNumber?: unknown;
-  firstName?: unknown; middleName?: unknown; lastName?: unknown; dateOfBirth?: unknown; nationality?: unknown; countryOfResidence?: unknown;
-  residentialAddress?: unknown; billingAddress?: unknown; taxIdEncrypted?: unknown; taxIdLast4?: unknown; locale?: unknown;
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  clientId: string;
+  externalId?: unknown;
+  email?: unknown;
+  emailKey?: unknown;
+  phoneNumber?: unknown;
+  firstName?: unknown;
+  middleName?: unknown;
+  lastName?: unknown;
+  dateOfBirth?: unknown;
+  nationality?: unknown;
+  countryOfResidence?: unknown;
+  residentialAddress?: unknown;
+  billingAddress?: unknown;
+  taxIdEncrypted?: unknown;
+  taxIdLast4?: unknown;
+  locale?: unknown;
 };
 
-const insertUser = rowInserter<NewUserRow>("users", {
-  id: "id uuid", createdAt: "created_at timestamp(3)", updatedAt: "updated_at timestamp(3)", clientId: "client_id uuid", externalId: "external_id text",
-  email: "email text", emailKey: "email_key text", phoneNumber: "phone_number text", firstName: "first_name text", middleName: "middle_name text",
-  lastName: "last_name text", dateOfBirth: "date_of_birth date", nationality: "nationality text", countryOfResidence: "country_of_residence text",
-  residentialAddress: "residential_address jsonb", billingAddress: "billing_address jsonb", taxIdEncrypted: "tax_id_encrypted text",
-  taxIdLast4: "tax_id_last4 text", locale: "locale text",
-}, `returning json_build_object(${userColumnsJson("users")}, 'documents', json_build_array(), 'checks', json_build_array())::text as "user"`);
+const insertUser = rowInserter<NewUserRow>(
+  "users",
+  {
+    id: "id uuid",
+    createdAt: "created_at timestamp(3)",
+    updatedAt: "updated_at timestamp(3)",
+    clientId: "client_id uuid",
+    externalId: "external_id text",
+    email: "email text",
+    emailKey: "email_key text",
+    phoneNumber: "phone_number text",
+    firstName: "first_name text",
+    middleName: "middle_name text",
+    lastName: "last_name text",
+    dateOfBirth: "date_of_birth date",
+    nationality: "nationality text",
+    countryOfResidence: "country_of_residence text",
+    residentialAddress: "residential_address jsonb",
+    billingAddress: "billing_address jsonb",
+    taxIdEncrypted: "tax_id_encrypted text",
+    taxIdLast4: "tax_id_last4 text",
+    locale: "locale text",
+  },
+  `returning json_build_object(${userColumnsJson("users")}, 'documents', json_build_array(), 'checks', json_build_array())::text as "user"`,
+);
 
 /** What the write needs of the service: the new row's columns as the caller gave them (absent = null). */
 export type SignUp = { clientId: string; columns: Record<string, unknown>; changedFields: string[] };
@@ -49,7 +83,8 @@ export function signUp({ clientId, columns, changedFields }: SignUp, selection: 
 /** The returned row with its checks as the users-by-id statement shapes them (ASSESSED_CHECKS: newest first). */
 function withRuns(json: string, runs: CheckRun[]) {
   const user = userOf(json) as unknown as User & { checks: Pick<CheckRun, "id" | "type" | "status" | "createdAt" | "completedAt" | "decidedBy">[] };
-  user.checks = runs.map(({ id, type, status, createdAt, completedAt, decidedBy }) => ({ id, type, status, createdAt, completedAt, decidedBy }))
+  user.checks = runs
+    .map(({ id, type, status, createdAt, completedAt, decidedBy }) => ({ id, type, status, createdAt, completedAt, decidedBy }))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   return user;
 }

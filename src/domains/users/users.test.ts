@@ -2,8 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 
 const ana = {
-  external_id: "crm-001", first_name: "Ana", last_name: "Cruz", email: "Ana.Cruz@Example.com", phone_number: "+6591234567",
-  date_of_birth: "1990-05-01", nationality: "PHL", country_of_residence: "SG", tax_id: "S1234567D", locale: "en-SG",
+  external_id: "crm-001",
+  first_name: "Ana",
+  last_name: "Cruz",
+  email: "Ana.Cruz@Example.com",
+  phone_number: "+6591234567",
+  date_of_birth: "1990-05-01",
+  nationality: "PHL",
+  country_of_residence: "SG",
+  tax_id: "S1234567D",
+  locale: "en-SG",
   residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SGP" },
 };
 const USER_GQL = `id externalId email phoneNumber firstName middleName lastName dateOfBirth nationality countryOfResidence
@@ -38,8 +46,16 @@ describe.each(backends)("users v2 on %s", (backend) => {
     const created = await t.rest("POST", "/v2/users", { key, body: ana });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
-      external_id: "crm-001", email: "Ana.Cruz@Example.com", phone_number: "+6591234567", nationality: "PH", country_of_residence: "SG",
-      date_of_birth: "1990-05-01", tax_id: "****567D", status: "PENDING", kyc_status: "NOT_STARTED", risk_assessment_status: "PENDING",
+      external_id: "crm-001",
+      email: "Ana.Cruz@Example.com",
+      phone_number: "+6591234567",
+      nationality: "PH",
+      country_of_residence: "SG",
+      date_of_birth: "1990-05-01",
+      tax_id: "****567D",
+      status: "PENDING",
+      kyc_status: "NOT_STARTED",
+      risk_assessment_status: "PENDING",
       residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG", line2: null, state: null },
     });
     expect(created.body.etag).toBeUndefined();
@@ -58,7 +74,9 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect(updated.body).toMatchObject({ middle_name: "Maria", locale: null, first_name: "Ana", email: "Ana.Cruz@Example.com" });
     expect(updated.headers.get("etag")).not.toBe(created.headers.get("etag"));
 
-    const viaGqlUpdate = await t.gql(key, `mutation($input: UpdateUserInput!) { updateUser(input: $input) { ${USER_GQL} } }`, { input: { id, lastName: "Cruz-Reyes" } });
+    const viaGqlUpdate = await t.gql(key, `mutation($input: UpdateUserInput!) { updateUser(input: $input) { ${USER_GQL} } }`, {
+      input: { id, lastName: "Cruz-Reyes" },
+    });
     expect(viaGqlUpdate.data.updateUser.lastName).toBe("Cruz-Reyes");
     expect(viaGqlUpdate.data.updateUser.middleName).toBe("Maria");
     const reread = await t.rest("GET", `/v2/users/${id}`, { key });
@@ -74,10 +92,15 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect(page2.status).toBe(200);
     expect(page2.body.pagination).toMatchObject({ page: 2, records_per_page: 2, total_records: 5, total_pages: 3 });
     expect(page2.body.pagination.links).toEqual({
-      self: "/v2/users?records_per_page=2&page=2", next: "/v2/users?records_per_page=2&page=3", prev: "/v2/users?records_per_page=2&page=1",
+      self: "/v2/users?records_per_page=2&page=2",
+      next: "/v2/users?records_per_page=2&page=3",
+      prev: "/v2/users?records_per_page=2&page=1",
     });
     expect(page2.body.data.map((u: any) => u.first_name)).toEqual(["P2", "P1"]);
-    const gql = await t.gql(other, `{ users(first: 2, after: "${Buffer.from("OffsetConnection:1").toString("base64")}") { totalCount edges { node { firstName } } } }`);
+    const gql = await t.gql(
+      other,
+      `{ users(first: 2, after: "${Buffer.from("OffsetConnection:1").toString("base64")}") { totalCount edges { node { firstName } } } }`,
+    );
     expect(gql.data.users.totalCount).toBe(5);
     expect(gql.data.users.edges.map((e: any) => e.node.firstName)).toEqual(["P2", "P1"]);
 
@@ -117,7 +140,10 @@ describe.each(backends)("users v2 on %s", (backend) => {
     expect(await userCount()).toBe(before);
 
     const mine = await t.rest("POST", "/v2/users", { key, body: { first_name: "Mine", last_name: "Only", email: "mine@example.com" } });
-    for (const [method, body] of [["GET", undefined], ["PUT", { first_name: "Stolen" }]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { first_name: "Stolen" }],
+    ] as const) {
       const res = await t.rest(method, `/v2/users/${mine.body.user_id}`, { key: other, body });
       expect(res.status, method).toBe(404);
       expect(res.body.code).toBe("NOT_FOUND");
@@ -128,7 +154,9 @@ describe.each(backends)("users v2 on %s", (backend) => {
 
   it("signs a user up in one statement: the user, its audit entry, its check runs and their job; the answer is what a read gives", async () => {
     await t.rest("POST", "/v2/users", { key, body: { first_name: "Warm", last_name: "Up", email: "warm-up@example.com" } }); // the key and queue caches
-    const created = await t.app.database.countQueries(() => t.rest("POST", "/v2/users", { key, body: { ...ana, email: "one-statement@example.com", external_id: "one-statement" } }));
+    const created = await t.app.database.countQueries(() =>
+      t.rest("POST", "/v2/users", { key, body: { ...ana, email: "one-statement@example.com", external_id: "one-statement" } }),
+    );
     expect(created.result.status).toBe(201);
     const writes = created.queries.filter((q) => /\b(insert|update|delete)\b/i.test(q));
     expect(writes).toHaveLength(1);
@@ -145,7 +173,12 @@ describe.each(backends)("users v2 on %s", (backend) => {
   });
 
   it("answers a sign-up's GraphQL selection beyond the usual body from a read once committed", async () => {
-    const res = (await t.gql(key, `mutation { createUser(input: { firstName: "Gq", lastName: "Sel", email: "gq-sel@example.com" }) { id checks { type status } documents { id } wallets { id } } }`)).body;
+    const res = (
+      await t.gql(
+        key,
+        `mutation { createUser(input: { firstName: "Gq", lastName: "Sel", email: "gq-sel@example.com" }) { id checks { type status } documents { id } wallets { id } } }`,
+      )
+    ).body;
     expect(res.errors).toBeUndefined();
     expect(res.data.createUser.checks.map((c: { type: string }) => c.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
     expect(res.data.createUser).toMatchObject({ documents: [], wallets: [] });
@@ -157,7 +190,10 @@ describe.each(backends)("users v2 on %s", (backend) => {
     const byEmail = await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "Two", email: "DUP@example.com" } });
     expect(byEmail.status).toBe(409);
     expect(byEmail.body).toMatchObject({ code: "CONFLICT", errors: [{ field: "email", code: "duplicate" }] });
-    const byExternal = await t.rest("POST", "/v2/users", { key, body: { first_name: "Dup", last_name: "Three", email: "d3@example.com", external_id: "dup-1" } });
+    const byExternal = await t.rest("POST", "/v2/users", {
+      key,
+      body: { first_name: "Dup", last_name: "Three", email: "d3@example.com", external_id: "dup-1" },
+    });
     expect(byExternal.body.errors[0].field).toBe("external_id");
     expect(await userCount()).toBe(before);
     // the same email under another client is not a clash
@@ -165,9 +201,18 @@ describe.each(backends)("users v2 on %s", (backend) => {
   });
 
   it.each([
-    ["phone_number", "12345"], ["email", "not-an-email"], ["date_of_birth", "2001-02-30"], ["date_of_birth", "2999-01-01"],
-    ["nationality", "XX"], ["country_of_residence", "Narnia"], ["tax_id", "!"], ["locale", "not a locale"], ["first_name", ""],
-    ["residential_address.country", "ZZ"], ["status", "ACTIVE"], ["unknown_field", 1],
+    ["phone_number", "12345"],
+    ["email", "not-an-email"],
+    ["date_of_birth", "2001-02-30"],
+    ["date_of_birth", "2999-01-01"],
+    ["nationality", "XX"],
+    ["country_of_residence", "Narnia"],
+    ["tax_id", "!"],
+    ["locale", "not a locale"],
+    ["first_name", ""],
+    ["residential_address.country", "ZZ"],
+    ["status", "ACTIVE"],
+    ["unknown_field", 1],
   ])("answers 400 naming %s when it is %j, and writes nothing", async (field, value) => {
     const before = await userCount();
     const body: any = { ...ana, email: `f-${field}@example.com`, external_id: `f-${field}-${String(value)}` };
@@ -214,8 +259,11 @@ describe.each(backends)("users v2 on %s", (backend) => {
   it("lets exactly one of several concurrent PUTs with the same If-Match win", async () => {
     const created = await t.rest("POST", "/v2/users", { key, body: { first_name: "Race", last_name: "Condition", email: "race@example.com" } });
     const etag = created.headers.get("etag")!;
-    const results = await Promise.all(["A", "B", "C", "D", "E"].map((name) =>
-      t.rest("PUT", `/v2/users/${created.body.user_id}`, { key, body: { middle_name: name }, headers: { "if-match": etag } })));
+    const results = await Promise.all(
+      ["A", "B", "C", "D", "E"].map((name) =>
+        t.rest("PUT", `/v2/users/${created.body.user_id}`, { key, body: { middle_name: name }, headers: { "if-match": etag } }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 412, 412, 412, 412]);
     const winner = results.find((r) => r.status === 200)!.body.middle_name;
     expect((await t.rest("GET", `/v2/users/${created.body.user_id}`, { key })).body.middle_name).toBe(winner);
@@ -286,7 +334,11 @@ describe.each(backends)("users v2 on %s", (backend) => {
   });
 
   it("writes an audit row per write, naming fields but holding no values", async () => {
-    const res = await t.rest("POST", "/v2/users", { key, body: { first_name: "Au", last_name: "Dit", email: "audit@example.com", tax_id: "A12345678" }, headers: { "x-request-id": "req-audit-1" } });
+    const res = await t.rest("POST", "/v2/users", {
+      key,
+      body: { first_name: "Au", last_name: "Dit", email: "audit@example.com", tax_id: "A12345678" },
+      headers: { "x-request-id": "req-audit-1" },
+    });
     const entries = await t.db.auditEntry.findMany({ where: { targetId: res.body.user_id } });
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ action: "user.created", requestId: "req-audit-1", targetType: "user" });

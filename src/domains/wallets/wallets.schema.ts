@@ -15,7 +15,8 @@ builder.prismaObject("Wallet", {
     currency: t.exposeString("currency", { description: "ISO 4217 alpha-3" }),
     status: t.expose("status", { type: WalletStatusEnum }),
     cards: t.relation("cards", {
-      description: "The wallet's cards, newest first", args: { first: relationFirst(t.arg) },
+      description: "The wallet's cards, newest first",
+      args: { first: relationFirst(t.arg) },
       query: ({ first }) => ({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(first) }),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -37,10 +38,13 @@ builder.prismaObject("Card", {
   }),
 });
 
-builder.prismaObjectField("User", "wallets", (t) => t.relation("wallets", {
-  description: "The user's wallets, oldest first", args: { first: relationFirst(t.arg) },
-  query: ({ first }) => ({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: relationTake(first) }),
-}));
+builder.prismaObjectField("User", "wallets", (t) =>
+  t.relation("wallets", {
+    description: "The user's wallets, oldest first",
+    args: { first: relationFirst(t.arg) },
+    query: ({ first }) => ({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: relationTake(first) }),
+  }),
+);
 
 const CreateWalletInput = builder.inputType("CreateWalletInput", {
   fields: (t) => ({ userId: t.id({ required: true }), currency: t.string({ required: true, description: "ISO 4217 alpha-3, e.g. SGD" }) }),
@@ -52,12 +56,14 @@ const CancelCardInput = builder.inputType("CancelCardInput", { fields: (t) => ({
 
 builder.queryFields((t) => ({
   wallet: t.prismaField({
-    type: "Wallet", authScopes: { scope: "users:read" },
+    type: "Wallet",
+    authScopes: { scope: "users:read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getWallet(ctx, String(id), query),
   }),
   card: t.prismaField({
-    type: "Card", authScopes: { scope: "users:read" },
+    type: "Card",
+    authScopes: { scope: "users:read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getCard(ctx, String(id), query),
   }),
@@ -65,17 +71,22 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWallet: t.prismaField({
-    type: "Wallet", authScopes: { scope: "users:write" }, description: "Opens a wallet in one active ISO 4217 currency for an ACTIVE user",
+    type: "Wallet",
+    authScopes: { scope: "users:write" },
+    description: "Opens a wallet in one active ISO 4217 currency for an ACTIVE user",
     args: { input: t.arg({ type: CreateWalletInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => createWallet(ctx, { userId: String(input.userId), currency: input.currency }, query),
   }),
   requestCard: t.prismaField({
-    type: "Card", authScopes: { scope: "users:write" }, description: "Requests a card on an ACTIVE wallet; it starts REQUESTED and the provider activates it",
+    type: "Card",
+    authScopes: { scope: "users:write" },
+    description: "Requests a card on an ACTIVE wallet; it starts REQUESTED and the provider activates it",
     args: { input: t.arg({ type: RequestCardInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => requestCard(ctx, { walletId: String(input.walletId), cardType: input.cardType }, query),
   }),
   cancelCard: t.prismaField({
-    type: "Card", authScopes: { scope: "users:write" },
+    type: "Card",
+    authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: CancelCardInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => cancelCard(ctx, String(input.id), query),
   }),

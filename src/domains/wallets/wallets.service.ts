@@ -33,9 +33,13 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
     if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
     const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
     if (known?.status !== "ACTIVE")
-      throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [{ field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` }]);
+      throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [
+        { field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` },
+      ]);
     if (await tx.wallet.findFirst({ where: { userId: user.id, currency }, select: { id: true } }))
-      throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [{ field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` }]);
+      throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [
+        { field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` },
+      ]);
     const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency } });
     audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
     return wallet;
@@ -84,7 +88,10 @@ export async function activatePendingCards({ db, transact }: Pick<Services, "db"
     const issued = await provider.issue({ cardId: card.id, cardType: card.cardType, currency: card.wallet.currency });
     const { last4, expiry } = checkIssuedCard(issued);
     await transact({ principal: OPERATOR }, async ({ tx, audit, emit }) => {
-      const moved = await tx.card.updateMany({ where: { id: card.id, status: "REQUESTED" }, data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: new Date() } });
+      const moved = await tx.card.updateMany({
+        where: { id: card.id, status: "REQUESTED" },
+        data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: new Date() },
+      });
       if (!moved.count) return;
       activated++;
       audit({ action: "card.activated", targetType: "card", targetId: card.id, changedFields: ["status", "last4", "expiry"] });
@@ -100,6 +107,8 @@ export function defineCardActivation(jobs: Jobs, deps: Pick<Services, "db" | "tr
     name: CARD_ACTIVATION_JOB,
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 },
     workOptions: { batchSize: 20 },
-    work: async (batch) => { await activatePendingCards(deps, { cardIds: batch.map((job) => job.data.cardId) }); },
+    work: async (batch) => {
+      await activatePendingCards(deps, { cardIds: batch.map((job) => job.data.cardId) });
+    },
   });
 }

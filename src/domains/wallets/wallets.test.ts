@@ -64,7 +64,9 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     const events: unknown[] = [];
     const clientId = (await t.db.wallet.findUniqueOrThrow({ where: { id: walletId } })).clientId;
     const sub = t.app.services.events.subscribe("card.status.updated", clientId);
-    void (async () => { for await (const e of sub) events.push(e); })();
+    void (async () => {
+      for await (const e of sub) events.push(e);
+    })();
     const res = await t.gql(key, REQUEST, { input: { walletId, cardType: "VIRTUAL" } });
     expect(res.data.requestCard).toMatchObject({ walletId, cardType: "VIRTUAL", status: "REQUESTED", last4: null, expiry: null });
     const cardId = res.data.requestCard.id;
@@ -88,7 +90,14 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
     await t.gql(key, CANCEL, { input: { id: cardId } });
     expect(await activatePendingCards(t.app.services, { cardIds: [cardId] })).toBe(0);
     // the activation job has run too (it finds the card CANCELLED and leaves it)
-    await waitFor(async () => (await t.db.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from ${bossSchemaFor(t.schemaName)}.job where name = '${CARD_ACTIVATION_JOB}' and state = 'completed' and data->>'cardId' = '${cardId}'`))[0].n === 1);
+    await waitFor(
+      async () =>
+        (
+          await t.db.$queryRawUnsafe<{ n: number }[]>(
+            `select count(*)::int as n from ${bossSchemaFor(t.schemaName)}.job where name = '${CARD_ACTIVATION_JOB}' and state = 'completed' and data->>'cardId' = '${cardId}'`,
+          )
+        )[0].n === 1,
+    );
     expect(await t.db.card.findUniqueOrThrow({ where: { id: cardId } })).toMatchObject({ status: "CANCELLED", last4: null });
     await t.db.wallet.update({ where: { id: walletId }, data: { status: "FROZEN" } });
     expect((await t.gql(key, REQUEST, { input: { walletId, cardType: "VIRTUAL" } })).errors?.[0].extensions.code).toBe("WALLET_NOT_ACTIVE");
@@ -98,7 +107,9 @@ describe.each(backends)("wallets and cards on %s", (backend) => {
   it("never stores a card number: only what the provider reports, checked for shape", async () => {
     const userId = await user();
     const walletId = (await t.gql(key, CREATE, { input: { userId, currency: "JPY" } })).data.createWallet.id;
-    const card = await t.db.card.create({ data: { clientId: (await t.db.wallet.findUniqueOrThrow({ where: { id: walletId } })).clientId, walletId, cardType: "VIRTUAL" } });
+    const card = await t.db.card.create({
+      data: { clientId: (await t.db.wallet.findUniqueOrThrow({ where: { id: walletId } })).clientId, walletId, cardType: "VIRTUAL" },
+    });
     const leaky: CardProvider = { issue: async () => ({ providerRef: "ref", last4: "4111111111111111", expiry: "2030-01" }) };
     await expect(activatePendingCards(t.app.services, { cardIds: [card.id], provider: leaky })).rejects.toThrow(/malformed last4/);
     expect(await t.db.card.findUniqueOrThrow({ where: { id: card.id } })).toMatchObject({ status: "REQUESTED", last4: null, providerRef: null });

@@ -11,9 +11,7 @@ import type { Db } from "../../db/client.js";
 import type { Cipher } from "../../lib/crypto.js";
 import type { Logger } from "../../lib/logger.js";
 import type { WebhookOutcome } from "../../../generated/prisma/enums.js";
-import {
-  DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, failingSince, nextRetryAt, shouldDisable, SNIPPET_BYTES, subscribes,
-} from "./webhooks.rules.js";
+import { DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, failingSince, nextRetryAt, shouldDisable, SNIPPET_BYTES, subscribes } from "./webhooks.rules.js";
 import { pinnedLookup, resolveTarget, UrlRefused, type GuardOptions, type Target } from "./webhooks.ssrf-guard.js";
 
 export type WebhookSettings = {
@@ -41,7 +39,10 @@ export type DeliveryResult =
 
 /** The JSON body: `{id, type, created_at, data}`. */
 const envelopeOf = (event: WebhookEvent) => ({
-  id: event.id, type: event.type, created_at: new Date(event.createdAt).toISOString(), data: event.data,
+  id: event.id,
+  type: event.type,
+  created_at: new Date(event.createdAt).toISOString(),
+  data: event.data,
 });
 
 /**
@@ -62,14 +63,21 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
   // every secret in grace signs: Standard Webhooks receivers accept any one of space-separated signatures
   const signatures = secrets.map((secret) => new Webhook(secret).sign(event.id, now, body));
   const headers = {
-    "content-type": "application/json", "user-agent": "OnboardingGateway-Webhooks/1",
-    "webhook-id": event.id, "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signatures.join(" "),
+    "content-type": "application/json",
+    "user-agent": "OnboardingGateway-Webhooks/1",
+    "webhook-id": event.id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": signatures.join(" "),
   };
 
   const started = performance.now();
   let sent: Sent;
   try {
-    const target = await resolveTarget(endpoint.url, { mode: client?.mode ?? "LIVE", allowPrivate: deps.webhooks.allowPrivate, resolve: deps.webhooks.resolve });
+    const target = await resolveTarget(endpoint.url, {
+      mode: client?.mode ?? "LIVE",
+      allowPrivate: deps.webhooks.allowPrivate,
+      resolve: deps.webhooks.resolve,
+    });
     sent = await post(target, headers, body, deps.webhooks.timeoutMs ?? DELIVERY_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UrlRefused)) throw error;
@@ -85,8 +93,18 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
   let retryAt = succeeded || options.manual ? null : nextRetryAt(attemptNumber, now, deps.webhooks.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS);
   const attempt = await deps.db.webhookAttempt.create({
     data: {
-      endpointId, clientId: endpoint.clientId, eventId: event.id, eventType: event.type, payload: JSON.parse(body),
-      attemptNumber, outcome: sent.outcome, statusCode: sent.status ?? null, durationMs, responseSnippet: snippet, attemptedAt: now, nextRetryAt: retryAt,
+      endpointId,
+      clientId: endpoint.clientId,
+      eventId: event.id,
+      eventType: event.type,
+      payload: JSON.parse(body),
+      attemptNumber,
+      outcome: sent.outcome,
+      statusCode: sent.status ?? null,
+      durationMs,
+      responseSnippet: snippet,
+      attemptedAt: now,
+      nextRetryAt: retryAt,
     },
   });
   deps.webhooks.countOutcome?.(sent.outcome);
@@ -103,16 +121,29 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
 
 /** Turns the endpoint off when its attempts have all failed for 5 days (only the last success and the first failure after it matter). */
 async function disableIfFailing(deps: DeliveryDeps, endpointId: string, now: Date) {
-  const lastSuccess = await deps.db.webhookAttempt.findFirst({ where: { endpointId, outcome: "SUCCEEDED" }, orderBy: { attemptedAt: "desc" }, select: { attemptedAt: true } });
-  const firstAfter = await deps.db.webhookAttempt.findFirst({
-    where: { endpointId, ...(lastSuccess ? { attemptedAt: { gt: lastSuccess.attemptedAt } } : {}) }, orderBy: { attemptedAt: "asc" }, select: { attemptedAt: true, outcome: true },
+  const lastSuccess = await deps.db.webhookAttempt.findFirst({
+    where: { endpointId, outcome: "SUCCEEDED" },
+    orderBy: { attemptedAt: "desc" },
+    select: { attemptedAt: true },
   });
-  const rows = [lastSuccess && { attemptedAt: lastSuccess.attemptedAt, succeeded: true }, firstAfter && { attemptedAt: firstAfter.attemptedAt, succeeded: firstAfter.outcome === "SUCCEEDED" }, { attemptedAt: now, succeeded: false }];
+  const firstAfter = await deps.db.webhookAttempt.findFirst({
+    where: { endpointId, ...(lastSuccess ? { attemptedAt: { gt: lastSuccess.attemptedAt } } : {}) },
+    orderBy: { attemptedAt: "asc" },
+    select: { attemptedAt: true, outcome: true },
+  });
+  const rows = [
+    lastSuccess && { attemptedAt: lastSuccess.attemptedAt, succeeded: true },
+    firstAfter && { attemptedAt: firstAfter.attemptedAt, succeeded: firstAfter.outcome === "SUCCEEDED" },
+    { attemptedAt: now, succeeded: false },
+  ];
   const since = failingSince(rows.filter((r) => r !== null));
   if (!shouldDisable(since, now)) return false;
   await deps.db.webhookEndpoint.update({
     where: { id: endpointId },
-    data: { enabled: false, disabledReason: `Every delivery since ${since!.toISOString()} failed: disabled after 5 days. Fix the receiver, then enable the endpoint again.` },
+    data: {
+      enabled: false,
+      disabledReason: `Every delivery since ${since!.toISOString()} failed: disabled after 5 days. Fix the receiver, then enable the endpoint again.`,
+    },
   });
   deps.logger.warn({ endpointId }, "webhook endpoint disabled after 5 days of failures");
   return true;
@@ -125,8 +156,16 @@ function post(target: Target, headers: Record<string, string>, body: string, tim
   return new Promise((resolve) => {
     let timedOut = false;
     const transport = target.url.protocol === "https:" ? https : http;
-    const req = transport.request(target.url, { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) }, lookup: pinnedLookup(target) as never, agent: false });
-    const timer = setTimeout(() => { timedOut = true; req.destroy(new Error("timeout")); }, timeoutMs);
+    const req = transport.request(target.url, {
+      method: "POST",
+      headers: { ...headers, "content-length": Buffer.byteLength(body) },
+      lookup: pinnedLookup(target) as never,
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy(new Error("timeout"));
+    }, timeoutMs);
     let answered = false;
     req.on("response", (res) => {
       answered = true;
@@ -150,7 +189,11 @@ function post(target: Target, headers: Record<string, string>, body: string, tim
     req.on("error", (error: NodeJS.ErrnoException) => {
       if (answered) return; // the status line came in time: the answer decides
       clearTimeout(timer);
-      resolve(timedOut ? { outcome: "TIMEOUT", snippet: `No answer within ${timeoutMs / 1000} s.` } : { outcome: "NETWORK_ERROR", snippet: error.code ?? "connection failed" });
+      resolve(
+        timedOut
+          ? { outcome: "TIMEOUT", snippet: `No answer within ${timeoutMs / 1000} s.` }
+          : { outcome: "NETWORK_ERROR", snippet: error.code ?? "connection failed" },
+      );
     });
     req.end(body);
   });

@@ -37,22 +37,33 @@ export function deliveryJobId(endpointId: string, eventId: string, attempt: numb
 const isPublic = (event: { type: string; clientId: string | null }) => !!event.clientId && PUBLIC.has(event.type);
 
 /** The outbox consumer: the first attempt of every (subscribing endpoint, public event) pair, queued with the claim. */
-export const webhookFanOut = (jobs: Jobs): OutboxConsumer => ({ writesFor: isPublic, consume: async (tx, claimed) => {
-  const events = claimed.filter(isPublic);
-  if (!events.length) return;
-  const endpoints = await tx.webhookEndpoint.findMany({
-    where: { clientId: { in: [...new Set(events.map((e) => e.clientId!))] }, enabled: true }, select: { id: true, clientId: true, eventTypes: true },
-  });
-  const items = events.flatMap((e) => endpoints
-    .filter((ep) => ep.clientId === e.clientId && subscribes(ep.eventTypes, e.type))
-    .map((ep) => ({ id: deliveryJobId(ep.id, e.id, 1), data: { endpointId: ep.id, event: webhookEventOf(e) } satisfies DeliveryJob })));
-  if (!items.length) return;
-  await jobs.sendMany(WEBHOOK_DELIVERY_JOB, items, { tx });
-  return () => jobs.notify(WEBHOOK_DELIVERY_JOB);
-} });
+export const webhookFanOut = (jobs: Jobs): OutboxConsumer => ({
+  writesFor: isPublic,
+  consume: async (tx, claimed) => {
+    const events = claimed.filter(isPublic);
+    if (!events.length) return;
+    const endpoints = await tx.webhookEndpoint.findMany({
+      where: { clientId: { in: [...new Set(events.map((e) => e.clientId!))] }, enabled: true },
+      select: { id: true, clientId: true, eventTypes: true },
+    });
+    const items = events.flatMap((e) =>
+      endpoints
+        .filter((ep) => ep.clientId === e.clientId && subscribes(ep.eventTypes, e.type))
+        .map((ep) => ({ id: deliveryJobId(ep.id, e.id, 1), data: { endpointId: ep.id, event: webhookEventOf(e) } satisfies DeliveryJob })),
+    );
+    if (!items.length) return;
+    await jobs.sendMany(WEBHOOK_DELIVERY_JOB, items, { tx });
+    return () => jobs.notify(WEBHOOK_DELIVERY_JOB);
+  },
+});
 
 /** The envelope's fields as catch-up (GET /v2/events) shows them: `data` keys in snake_case. */
-const webhookEventOf = (row: OutboxEvent): WebhookEvent => ({ id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: envelopeData(row.data) });
+const webhookEventOf = (row: OutboxEvent): WebhookEvent => ({
+  id: row.id,
+  type: row.type,
+  createdAt: row.createdAt.toISOString(),
+  data: envelopeData(row.data),
+});
 
 /** The delivery queue and its worker. `expireInSeconds` must exceed the send timeout (config checks it). */
 export function defineWebhookDelivery(jobs: Jobs, deps: DeliveryDeps, { expireInSeconds }: { expireInSeconds: number }) {
@@ -70,7 +81,9 @@ async function attempt(jobs: Jobs, deps: DeliveryDeps, job: DeliveryJob) {
   const { endpointId, event } = job;
   const result = await deliverWebhook(deps, endpointId, event);
   if (!("attempt" in result) || !result.retryAt) return;
-  await jobs.sendMany(WEBHOOK_DELIVERY_JOB, [{ id: deliveryJobId(endpointId, event.id, result.attempt.attemptNumber + 1), data: job, startAfter: result.retryAt }]);
+  await jobs.sendMany(WEBHOOK_DELIVERY_JOB, [
+    { id: deliveryJobId(endpointId, event.id, result.attempt.attemptNumber + 1), data: job, startAfter: result.retryAt },
+  ]);
   // a retry due within a minute is fetched on time, not up to a poll later
   const wait = result.retryAt.getTime() - Date.now();
   if (wait < 60_000) setTimeout(() => jobs.notify(WEBHOOK_DELIVERY_JOB), Math.max(0, wait) + 10).unref();

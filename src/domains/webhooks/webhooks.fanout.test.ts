@@ -19,7 +19,12 @@ type Client = { key: string; clientId: string };
 
 /** Everything the SG rule set asks of a user's data; documents and phone verification come on top. */
 const COMPLETE_SG = {
-  first_name: "Mei", last_name: "Lim", phone_number: "+6591234567", date_of_birth: "1988-03-04", nationality: "SG", country_of_residence: "SG",
+  first_name: "Mei",
+  last_name: "Lim",
+  phone_number: "+6591234567",
+  date_of_birth: "1988-03-04",
+  nationality: "SG",
+  country_of_residence: "SG",
   residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
 };
 
@@ -48,15 +53,20 @@ async function attemptsOf(t: TestApp, client: Client, endpointId: string, count:
 
 /** the user's close (the checks engine raises events of the same user besides) */
 const eventOf = async (t: TestApp, userId: string) =>
-  t.db.event.findFirstOrThrow({ where: { type: "user.status.updated", AND: [{ data: { path: ["userId"], equals: userId } }, { data: { path: ["status"], equals: "CLOSED" } }] } });
+  t.db.event.findFirstOrThrow({
+    where: { type: "user.status.updated", AND: [{ data: { path: ["userId"], equals: userId } }, { data: { path: ["status"], equals: "CLOSED" } }] },
+  });
 const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
 
 describe("webhook configuration", () => {
   it("reads WEBHOOK_RETRY_SCHEDULE as seconds and refuses a bad one naming the variable", () => {
     expect(loadConfig({}).webhookRetrySchedule).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000));
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: "0.5, 2,60" }).webhookRetrySchedule).toEqual([500, 2000, 60000]);
-    for (const bad of ["5,,300", "five", "-1", "0", "1e3"]) expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }), bad).toThrow(/^WEBHOOK_RETRY_SCHEDULE must be/);
-    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: "10", WEBHOOK_JOB_EXPIRE_SECONDS: "10" })).toThrow(/^WEBHOOK_JOB_EXPIRE_SECONDS \(10\) must be greater than WEBHOOK_TIMEOUT_SECONDS/);
+    for (const bad of ["5,,300", "five", "-1", "0", "1e3"])
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }), bad).toThrow(/^WEBHOOK_RETRY_SCHEDULE must be/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: "10", WEBHOOK_JOB_EXPIRE_SECONDS: "10" })).toThrow(
+      /^WEBHOOK_JOB_EXPIRE_SECONDS \(10\) must be greater than WEBHOOK_TIMEOUT_SECONDS/,
+    );
   });
 });
 
@@ -71,7 +81,10 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     a = await t.createClient("Hooked");
     b = await t.createClient("Other");
   });
-  afterAll(async () => { await t?.stop(); await receiver?.close(); });
+  afterAll(async () => {
+    await t?.stop();
+    await receiver?.close();
+  });
 
   it("sends a committed event, signed, to each subscribed endpoint; not to an unsubscribed, a disabled or another client's one", async () => {
     const tag = randomUUID().slice(0, 8);
@@ -93,19 +106,27 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
       expect(got.verified, path).toBe(true);
       expect(got.id).toBe(event.id);
       expect(JSON.parse(got.body)).toEqual({
-        id: event.id, type: "user.status.updated", created_at: event.createdAt.toISOString(),
+        id: event.id,
+        type: "user.status.updated",
+        created_at: event.createdAt.toISOString(),
         data: { user_id: userId, status: "CLOSED", previous_status: "PENDING", user: expect.objectContaining({ user_id: userId, status: "CLOSED" }) },
       });
     }
     // nothing was queued for the others, so nothing can arrive later either
-    const { rows } = await t.app.services.jobs.boss.getDb().executeSql(
-      `select data->>'endpointId' as endpoint from ${backend === "postgres" ? `"${t.schemaName}_boss"` : "pgboss"}.job where name = $1 and data->'event'->>'id' = $2`, [WEBHOOK_DELIVERY_JOB, event.id]);
+    const { rows } = await t.app.services.jobs.boss
+      .getDb()
+      .executeSql(
+        `select data->>'endpointId' as endpoint from ${backend === "postgres" ? `"${t.schemaName}_boss"` : "pgboss"}.job where name = $1 and data->'event'->>'id' = $2`,
+        [WEBHOOK_DELIVERY_JOB, event.id],
+      );
     expect(rows).toHaveLength(2);
     for (const path of [otherType, disabled, stranger]) expect(of(path), path).toEqual([]);
     expect(receiver.at(disabled)).toEqual([]);
     expect(receiver.at(stranger)).toEqual([]);
     // the attempt is on record, as the client sees it
-    const webhookId = (await t.rest("GET", "/v2/webhooks?records_per_page=100", { key: a.key })).body.data.find((e: { url: string }) => e.url.endsWith(subscribed)).webhook_id;
+    const webhookId = (await t.rest("GET", "/v2/webhooks?records_per_page=100", { key: a.key })).body.data.find((e: { url: string }) =>
+      e.url.endsWith(subscribed),
+    ).webhook_id;
     const attempts = (await attemptsOf(t, a, webhookId, 1)).filter((x) => x.event_id === event.id);
     expect(attempts.map((x) => [x.event_id, x.outcome])).toEqual([[event.id, "SUCCEEDED"]]);
   });
@@ -119,9 +140,19 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     const event = await eventOf(t, userId);
     const of = () => receiver.at(path).filter((d) => d.id === event.id);
     await receiver.until("the fourth attempt", () => of().length >= 4);
-    expect(of().map((d) => [d.id, d.status, d.verified])).toEqual([[event.id, 500, true], [event.id, 500, true], [event.id, 500, true], [event.id, 200, true]]);
+    expect(of().map((d) => [d.id, d.status, d.verified])).toEqual([
+      [event.id, 500, true],
+      [event.id, 500, true],
+      [event.id, 500, true],
+      [event.id, 200, true],
+    ]);
     const attempts = (await attemptsOf(t, a, id, 4)).filter((x) => x.event_id === event.id);
-    expect(attempts.map((x) => [x.attempt_number, x.outcome, x.status_code])).toEqual([[1, "HTTP_ERROR", 500], [2, "HTTP_ERROR", 500], [3, "HTTP_ERROR", 500], [4, "SUCCEEDED", 200]]);
+    expect(attempts.map((x) => [x.attempt_number, x.outcome, x.status_code])).toEqual([
+      [1, "HTTP_ERROR", 500],
+      [2, "HTTP_ERROR", 500],
+      [3, "HTTP_ERROR", 500],
+      [4, "SUCCEEDED", 200],
+    ]);
     expect(attempts[3].next_retry_at).toBeNull();
     await new Promise((r) => setTimeout(r, 500)); // a fifth would have come by now
     expect(of()).toHaveLength(4);
@@ -137,7 +168,9 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     const created = await t.rest("POST", "/v2/users", { key: a.key, body: { ...COMPLETE_SG, email: `${randomUUID()}@example.com` } });
     const userId = created.body.user_id as string;
     for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)
-      await t.db.document.create({ data: { clientId: a.clientId, userId, documentType, fileName: "scan.pdf", mimeType: "application/pdf", sizeBytes: 1, sha256: "0".repeat(64) } });
+      await t.db.document.create({
+        data: { clientId: a.clientId, userId, documentType, fileName: "scan.pdf", mimeType: "application/pdf", sizeBytes: 1, sha256: "0".repeat(64) },
+      });
     await t.db.user.update({ where: { id: userId }, data: { phoneVerified: true } }); // OTP is another domain's
     // the checks the creation queued may still be writing the user: a 409 CONFLICT asks to submit again
     let verify = await t.rest("POST", "/v2/users/verify", { key: a.key, body: { user_id: userId } });
@@ -146,20 +179,38 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
       verify = await t.rest("POST", "/v2/users/verify", { key: a.key, body: { user_id: userId } });
     }
     expect(verify.status).toBe(202);
-    const mine = () => receiver.at(path).map((d) => ({ ...d, envelope: JSON.parse(d.body) })).filter((d) => d.envelope.data.user_id === userId);
-    const statuses = () => mine().filter((d) => d.envelope.type === "user.status.updated").map((d) => d.envelope.data.status);
+    const mine = () =>
+      receiver
+        .at(path)
+        .map((d) => ({ ...d, envelope: JSON.parse(d.body) }))
+        .filter((d) => d.envelope.data.user_id === userId);
+    const statuses = () =>
+      mine()
+        .filter((d) => d.envelope.type === "user.status.updated")
+        .map((d) => d.envelope.data.status);
     await receiver.until("the user ACTIVE", () => statuses().includes("ACTIVE"), 30_000);
     // deliveries run side by side: the run's own event may land after the status move it caused
     const ALL = ["check.kyc.updated", "check.sanctions_screening.updated", "check.transaction_monitoring.updated", "user.status.updated"];
     await receiver.until("every type", () => ALL.every((type) => mine().some((d) => d.envelope.type === type)), 30_000);
     const types = new Set(mine().map((d) => d.envelope.type));
-    for (const type of ["check.kyc.updated", "check.sanctions_screening.updated", "check.transaction_monitoring.updated", "user.status.updated"]) expect(types, type).toContain(type);
+    for (const type of ["check.kyc.updated", "check.sanctions_screening.updated", "check.transaction_monitoring.updated", "user.status.updated"])
+      expect(types, type).toContain(type);
     expect(mine().every((d) => d.verified)).toBe(true);
     // every event of this user in the outbox was sent once, no more
-    const outbox = (await t.rest("GET", `/v2/events?records_per_page=100`, { key: a.key })).body.data.filter((e: { data: { user_id: string } }) => e.data.user_id === userId);
+    const outbox = (await t.rest("GET", `/v2/events?records_per_page=100`, { key: a.key })).body.data.filter(
+      (e: { data: { user_id: string } }) => e.data.user_id === userId,
+    );
     await receiver.until("every event of the user", () => mine().length >= outbox.length);
-    expect(mine().map((d) => d.id).sort()).toEqual(outbox.map((e: { id: string }) => e.id).sort());
-    expect(mine().find((d) => d.envelope.type === "check.kyc.updated")!.envelope.data).toMatchObject({ user_id: userId, check: { type: "KYC" }, user: { user_id: userId } });
+    expect(
+      mine()
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(outbox.map((e: { id: string }) => e.id).sort());
+    expect(mine().find((d) => d.envelope.type === "check.kyc.updated")!.envelope.data).toMatchObject({
+      user_id: userId,
+      check: { type: "KYC" },
+      user: { user_id: userId },
+    });
   }, 40_000);
 
   it("sends the events of any public type: fan-out needs only the type to be public", async () => {
@@ -182,7 +233,9 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     await endpoint(t, receiver, a, path, ["user.status.updated"]);
     const userId = randomUUID();
     const heard = t.app.services.events.subscribe("user.status.updated", a.clientId);
-    const subscriptionEvent = (async () => { for await (const e of heard) if ((e as { userId: string }).userId === userId) return e; })();
+    const subscriptionEvent = (async () => {
+      for await (const e of heard) if ((e as { userId: string }).userId === userId) return e;
+    })();
     // committed with its relay job and never relayed by the writer: what a process that died right after commit leaves
     await createTransact(t.db, { jobs: t.app.services.jobs })({ principal: OPERATOR }, async ({ emit }) => {
       emit("user.status.updated", a.clientId, { userId, status: "CLOSED", previousStatus: "ACTIVE" });
@@ -216,7 +269,13 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
   it("/metrics shows queue depth and oldest age per job queue and the outbox lag, and they move", async () => {
     const read = async () => (await t.app.fetch("/metrics")).text();
     const first = await read();
-    for (const name of [`job_queue_depth{queue="${WEBHOOK_DELIVERY_JOB}"}`, `job_queue_scheduled{queue="${WEBHOOK_DELIVERY_JOB}"}`, `job_queue_oldest_age_seconds{queue="${WEBHOOK_DELIVERY_JOB}"}`, "outbox_unpublished_events", "outbox_oldest_unpublished_age_seconds"])
+    for (const name of [
+      `job_queue_depth{queue="${WEBHOOK_DELIVERY_JOB}"}`,
+      `job_queue_scheduled{queue="${WEBHOOK_DELIVERY_JOB}"}`,
+      `job_queue_oldest_age_seconds{queue="${WEBHOOK_DELIVERY_JOB}"}`,
+      "outbox_unpublished_events",
+      "outbox_oldest_unpublished_age_seconds",
+    ])
       expect(metric(first, name), name).toBeGreaterThanOrEqual(0);
     // a queue nobody works here: its jobs wait, and the oldest one ages
     const queue = `test.idle-${backend}`;
@@ -229,7 +288,9 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     expect(metric(queued, `job_queue_scheduled{queue="${queue}"}`)).toBe(1);
     expect(metric(queued, `job_queue_oldest_age_seconds{queue="${queue}"}`)).toBeGreaterThanOrEqual(1);
     // an event committed by a writer without the relay stays unpublished until the relay takes it (a client with no endpoints)
-    await createTransact(t.db)({ principal: OPERATOR }, async ({ emit }) => { emit("user.status.updated", randomUUID(), { userId: randomUUID(), status: "CLOSED", previousStatus: "ACTIVE" }); });
+    await createTransact(t.db)({ principal: OPERATOR }, async ({ emit }) => {
+      emit("user.status.updated", randomUUID(), { userId: randomUUID(), status: "CLOSED", previousStatus: "ACTIVE" });
+    });
     await new Promise((r) => setTimeout(r, 600));
     const lagging = await read();
     expect(metric(lagging, "outbox_unpublished_events")).toBeGreaterThanOrEqual(1);
@@ -256,7 +317,17 @@ describe.runIf(multiInstance)("webhooks on two instances (postgres + redis)", ()
       const events = await a.db.event.findMany({ where: { clientId: client.clientId, type: "user.status.updated" }, select: { id: true, data: true } });
       expect(events.length).toBeGreaterThanOrEqual(users.length);
 
-      await receiver.until("a success per event", () => new Set(receiver.at(path).filter((d) => d.status === 200).map((d) => d.id)).size >= events.length, 30_000);
+      await receiver.until(
+        "a success per event",
+        () =>
+          new Set(
+            receiver
+              .at(path)
+              .filter((d) => d.status === 200)
+              .map((d) => d.id),
+          ).size >= events.length,
+        30_000,
+      );
       await new Promise((r) => setTimeout(r, 1000)); // a duplicate would have come by now
       const perId = new Map<string, number[]>();
       for (const d of receiver.at(path)) perId.set(d.id, [...(perId.get(d.id) ?? []), d.status as number]);

@@ -29,7 +29,13 @@ export function checkEventTypes(types: readonly string[], field = "eventTypes"):
   if (!unique.length) throw invalid([{ field, code: "required", message: `${field} must name at least one event type (or "*").` }]);
   const unknown = unique.filter((t) => t !== ALL_EVENTS && !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length)
-    throw invalid([{ field, code: "invalid_choice", message: `Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(", ")}: use ${WEBHOOK_EVENT_TYPES.join(", ")} or "*".` }]);
+    throw invalid([
+      {
+        field,
+        code: "invalid_choice",
+        message: `Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(", ")}: use ${WEBHOOK_EVENT_TYPES.join(", ")} or "*".`,
+      },
+    ]);
   return unique.includes(ALL_EVENTS) ? [ALL_EVENTS] : unique;
 }
 

@@ -3,9 +3,7 @@ import { WebhookOutcome } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { WEBHOOK_EVENT_TYPES } from "./webhooks.rules.js";
-import {
-  createEndpoint, deleteEndpoint, findAttempts, findEndpoints, getEndpoint, redeliver, rotateSecret, updateEndpoint,
-} from "./webhooks.service.js";
+import { createEndpoint, deleteEndpoint, findAttempts, findEndpoints, getEndpoint, redeliver, rotateSecret, updateEndpoint } from "./webhooks.service.js";
 
 const SCOPE = { scope: "webhooks:manage" } as const;
 const EVENT_TYPES_HELP = `Event types to receive: ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" for all`;
@@ -21,7 +19,8 @@ const WebhookEndpoint = builder.prismaObject("WebhookEndpoint", {
     enabled: t.exposeBoolean("enabled"),
     disabledReason: t.exposeString("disabledReason", { nullable: true, description: "Why the gateway disabled it (e.g. failing for 5 days)" }),
     secret: t.string({
-      nullable: true, description: "The signing secret (whsec_…): only in the answer to create and rotate, never again",
+      nullable: true,
+      description: "The signing secret (whsec_…): only in the answer to create and rotate, never again",
       resolve: (e) => (e as { secret?: string }).secret ?? null,
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -48,19 +47,32 @@ const WebhookAttempt = builder.prismaObject("WebhookAttempt", {
 
 builder.queryFields((t) => ({
   webhookEndpoint: t.prismaField({
-    type: WebhookEndpoint, authScopes: SCOPE,
+    type: WebhookEndpoint,
+    authScopes: SCOPE,
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, ctx) => getEndpoint(ctx, String(id), query),
   }),
-  webhookEndpoints: t.connection({
-    type: WebhookEndpoint, authScopes: SCOPE, description: "The client's webhook endpoints, newest first",
-    resolve: listResolver<object>("WebhookEndpoint", (ctx, _args, query) => findEndpoints(ctx, query)),
-  }, withTotalCount("WebhookEndpointConnection")),
-  webhookAttempts: t.connection({
-    type: WebhookAttempt, authScopes: SCOPE, description: "An endpoint's delivery attempts, newest first",
-    args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.string({ description: "Only the attempts of this event" }) },
-    resolve: listResolver<{ endpointId: string | number; eventId?: string | null }>("WebhookAttempt", (ctx, args, query) => findAttempts(ctx, String(args.endpointId), args.eventId, query)),
-  }, withTotalCount("WebhookAttemptConnection")),
+  webhookEndpoints: t.connection(
+    {
+      type: WebhookEndpoint,
+      authScopes: SCOPE,
+      description: "The client's webhook endpoints, newest first",
+      resolve: listResolver<object>("WebhookEndpoint", (ctx, _args, query) => findEndpoints(ctx, query)),
+    },
+    withTotalCount("WebhookEndpointConnection"),
+  ),
+  webhookAttempts: t.connection(
+    {
+      type: WebhookAttempt,
+      authScopes: SCOPE,
+      description: "An endpoint's delivery attempts, newest first",
+      args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.string({ description: "Only the attempts of this event" }) },
+      resolve: listResolver<{ endpointId: string | number; eventId?: string | null }>("WebhookAttempt", (ctx, args, query) =>
+        findAttempts(ctx, String(args.endpointId), args.eventId, query),
+      ),
+    },
+    withTotalCount("WebhookAttemptConnection"),
+  ),
 }));
 
 const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
@@ -73,7 +85,8 @@ const UpdateWebhookEndpointInput = builder.inputType("UpdateWebhookEndpointInput
   description: "Partial update: given fields replace, absent ones stay",
   fields: (t) => ({
     id: t.id({ required: true }),
-    url: t.string(), eventTypes: t.stringList({ description: EVENT_TYPES_HELP }),
+    url: t.string(),
+    eventTypes: t.stringList({ description: EVENT_TYPES_HELP }),
     enabled: t.boolean({ description: "true also re-enables an endpoint the gateway disabled" }),
   }),
 });
@@ -86,27 +99,36 @@ const RedeliverWebhookEventInput = builder.inputType("RedeliverWebhookEventInput
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.prismaField({
-    type: WebhookEndpoint, authScopes: SCOPE, description: "Its `secret` is shown in this answer only",
+    type: WebhookEndpoint,
+    authScopes: SCOPE,
+    description: "Its `secret` is shown in this answer only",
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => createEndpoint(ctx, input, query),
   }),
   updateWebhookEndpoint: t.prismaField({
-    type: WebhookEndpoint, authScopes: SCOPE,
+    type: WebhookEndpoint,
+    authScopes: SCOPE,
     args: { input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => updateEndpoint(ctx, { ...input, id: String(input.id) }, query),
   }),
   rotateWebhookSecret: t.prismaField({
-    type: WebhookEndpoint, authScopes: SCOPE, description: "A new secret, shown once; the old one still signs for 24 h",
+    type: WebhookEndpoint,
+    authScopes: SCOPE,
+    description: "A new secret, shown once; the old one still signs for 24 h",
     args: { input: t.arg({ type: RotateWebhookSecretInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => rotateSecret(ctx, String(input.id), query),
   }),
   deleteWebhookEndpoint: t.prismaField({
-    type: WebhookEndpoint, authScopes: SCOPE, description: "Deletes the endpoint and its attempts; answers with it as it was",
+    type: WebhookEndpoint,
+    authScopes: SCOPE,
+    description: "Deletes the endpoint and its attempts; answers with it as it was",
     args: { input: t.arg({ type: DeleteWebhookEndpointInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => deleteEndpoint(ctx, String(input.id), query),
   }),
   redeliverWebhookEvent: t.prismaField({
-    type: WebhookAttempt, authScopes: SCOPE, description: "Sends an event this endpoint was sent before once more, now (same webhook-id)",
+    type: WebhookAttempt,
+    authScopes: SCOPE,
+    description: "Sends an event this endpoint was sent before once more, now (same webhook-id)",
     args: { input: t.arg({ type: RedeliverWebhookEventInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => redeliver(ctx, String(input.endpointId), input.eventId),
   }),

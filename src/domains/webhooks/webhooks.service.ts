@@ -37,7 +37,8 @@ export function findEndpoints(ctx: RequestContext, query?: Selection) {
   const where = { clientId: tenantOf(ctx) };
   return {
     count: () => ctx.db.webhookEndpoint.count({ where }),
-    page: ({ offset, limit }: Window) => ctx.db.webhookEndpoint.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit }),
+    page: ({ offset, limit }: Window) =>
+      ctx.db.webhookEndpoint.findMany({ ...query, where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip: offset, take: limit }),
   };
 }
 
@@ -59,10 +60,18 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
   const data: Prisma.WebhookEndpointUpdateInput = {};
   if (input.eventTypes != null) data.eventTypes = checkEventTypes(input.eventTypes);
   if (input.url != null) data.url = await checkUrl(ctx, input.url);
-  if (input.enabled != null) { data.enabled = input.enabled; data.disabledReason = null; }
+  if (input.enabled != null) {
+    data.enabled = input.enabled;
+    data.disabledReason = null;
+  }
   return ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data });
-    audit({ action: "webhook_endpoint.updated", targetType: "webhook_endpoint", targetId: input.id, changedFields: Object.keys(data).filter((f) => f !== "disabledReason") });
+    audit({
+      action: "webhook_endpoint.updated",
+      targetType: "webhook_endpoint",
+      targetId: input.id,
+      changedFields: Object.keys(data).filter((f) => f !== "disabledReason"),
+    });
     return row;
   });
 }
@@ -73,7 +82,8 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
   const secret = newSecret();
   const endpoint = await ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({
-      ...query, where: { id },
+      ...query,
+      where: { id },
       data: {
         secretEncrypted: ctx.cipher.encrypt(secret),
         previousSecretEncrypted: current.secretEncrypted,
@@ -102,7 +112,10 @@ export function findAttempts(ctx: RequestContext, endpointId: string, eventId: s
   owned.catch(() => {}); // awaited below; a list refused for its paging arguments never reaches it
   const where = { endpointId, clientId: tenantOf(ctx), ...(eventId ? { eventId } : {}) };
   return {
-    count: async () => { await owned; return ctx.db.webhookAttempt.count({ where }); },
+    count: async () => {
+      await owned;
+      return ctx.db.webhookAttempt.count({ where });
+    },
     page: async ({ offset, limit }: Window) => {
       await owned;
       return ctx.db.webhookAttempt.findMany({ ...query, where, orderBy: [{ attemptedAt: "desc" }, { attemptNumber: "desc" }], skip: offset, take: limit });
@@ -116,11 +129,20 @@ export function findAttempts(ctx: RequestContext, endpointId: string, eventId: s
  */
 export async function redeliver(ctx: RequestContext, endpointId: string, eventId: string) {
   const endpoint = await getEndpoint(ctx, endpointId, { select: { id: true, enabled: true } });
-  if (!endpoint.enabled) throw new DomainError("WEBHOOK_ENDPOINT_DISABLED", "The endpoint is disabled: enable it (updateWebhookEndpoint, enabled: true) before redelivering.");
+  if (!endpoint.enabled)
+    throw new DomainError("WEBHOOK_ENDPOINT_DISABLED", "The endpoint is disabled: enable it (updateWebhookEndpoint, enabled: true) before redelivering.");
   const sent = await ctx.db.webhookAttempt.findFirst({ where: { endpointId, eventId }, orderBy: { attemptedAt: "desc" }, select: { payload: true } });
-  if (!sent) throw new DomainError("NOT_FOUND", "This endpoint was never sent an event with that id.", [{ field: "eventId", code: "not_found", message: "No attempt of this event exists for this endpoint." }]);
+  if (!sent)
+    throw new DomainError("NOT_FOUND", "This endpoint was never sent an event with that id.", [
+      { field: "eventId", code: "not_found", message: "No attempt of this event exists for this endpoint." },
+    ]);
   const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown };
-  const result = await deliverWebhook(ctx, endpointId, { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data }, { manual: true });
+  const result = await deliverWebhook(
+    ctx,
+    endpointId,
+    { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data },
+    { manual: true },
+  );
   if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
   await ctx.transact(ctx, async ({ audit }) => audit({ action: "webhook_event.redelivered", targetType: "webhook_endpoint", targetId: endpointId }));
   return result.attempt;

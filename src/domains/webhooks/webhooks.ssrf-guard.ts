@@ -19,7 +19,13 @@ export type GuardOptions = {
 /** A URL the gateway will not call; `reason` is safe to show the client. */
 export class UrlRefused extends Error {
   /** `unresolved`: DNS gave no answer (a network failure at delivery, not a refusal) */
-  constructor(readonly reason: string, readonly unresolved = false) { super(reason); this.name = "UrlRefused"; }
+  constructor(
+    readonly reason: string,
+    readonly unresolved = false,
+  ) {
+    super(reason);
+    this.name = "UrlRefused";
+  }
 }
 
 /** What a request may connect to: the URL and the one address that was checked. */
@@ -51,7 +57,11 @@ export function isPublicAddress(address: string) {
 /** Checks the URL's form alone (no DNS): scheme, credentials, https for LIVE. */
 function checkUrlForm(raw: string, mode: GuardOptions["mode"]): URL {
   let url: URL;
-  try { url = new URL(raw); } catch { throw new UrlRefused("url must be an absolute http(s) URL."); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlRefused("url must be an absolute http(s) URL.");
+  }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new UrlRefused("url must start with https:// (or http:// for a SANDBOX client).");
   if (mode === "LIVE" && url.protocol !== "https:") throw new UrlRefused("A LIVE client's webhook url must use https.");
   if (url.username || url.password) throw new UrlRefused("url must not carry a user name or password.");
@@ -66,7 +76,11 @@ export async function resolveTarget(raw: string, options: GuardOptions): Promise
   let addresses: LookupAddress[];
   if (ipaddr.isValid(host)) addresses = [{ address: host, family: host.includes(":") ? 6 : 4 }];
   else {
-    try { addresses = await (options.resolve ?? systemResolve)(host); } catch { addresses = []; }
+    try {
+      addresses = await (options.resolve ?? systemResolve)(host);
+    } catch {
+      addresses = [];
+    }
     if (!addresses.length) throw new UrlRefused(`The host ${host} of url does not resolve.`, true);
   }
   // one refused address refuses the name: a round-robin answer cannot smuggle in an internal target

@@ -38,27 +38,64 @@ describe("webhook rules", () => {
   });
 
   it("classifies addresses: only public unicast passes", () => {
-    for (const ip of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "224.0.0.1", "0.0.0.0", "255.255.255.255",
-      "::1", "::", "fe80::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:8.8.8.8", "64:ff9b::a00:1", "2002:a00:1::", "not-an-ip"])
+    for (const ip of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "224.0.0.1",
+      "0.0.0.0",
+      "255.255.255.255",
+      "::1",
+      "::",
+      "fe80::1",
+      "fc00::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:8.8.8.8",
+      "64:ff9b::a00:1",
+      "2002:a00:1::",
+      "not-an-ip",
+    ])
       expect(isPublicAddress(ip), ip).toBe(false);
     for (const ip of ["8.8.8.8", "93.184.216.34", "2606:4700:4700::1111"]) expect(isPublicAddress(ip), ip).toBe(true);
   });
 
   it("judges every IPv6 form that carries an IPv4 as no public host: compatible, mapped, translated, NAT64, 6to4, Teredo", () => {
     const forms = [
-      "::7f00:1", "::127.0.0.1", "::a9fe:a9fe", "::a00:1", "::c0a8:101", // IPv4-compatible ::/96 (ipaddr.js has no range for it)
-      "::ffff:a9fe:a9fe", "::ffff:0:7f00:1", // IPv4-mapped, IPv4-translated
-      "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", // NAT64, well-known and local-use prefixes
-      "2002:7f00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:101::1", // 6to4 around 127.0.0.1, 169.254.169.254, 192.168.1.1
-      "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:7f00:1::1", // Teredo: client 127.0.0.1 (obfuscated), server 127.0.0.1
-      "::808:808", "::ffff:808:808", "64:ff9b::808:808", "2002:808:808::1", // a public IPv4 carried: reached by its IPv4 address, not this way
-      "100::1", "5f00::1", "3fff::1", // discard, segment routing, documentation
+      "::7f00:1",
+      "::127.0.0.1",
+      "::a9fe:a9fe",
+      "::a00:1",
+      "::c0a8:101", // IPv4-compatible ::/96 (ipaddr.js has no range for it)
+      "::ffff:a9fe:a9fe",
+      "::ffff:0:7f00:1", // IPv4-mapped, IPv4-translated
+      "64:ff9b::7f00:1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::a00:1", // NAT64, well-known and local-use prefixes
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::1",
+      "2002:c0a8:101::1", // 6to4 around 127.0.0.1, 169.254.169.254, 192.168.1.1
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+      "2001:0:7f00:1::1", // Teredo: client 127.0.0.1 (obfuscated), server 127.0.0.1
+      "::808:808",
+      "::ffff:808:808",
+      "64:ff9b::808:808",
+      "2002:808:808::1", // a public IPv4 carried: reached by its IPv4 address, not this way
+      "100::1",
+      "5f00::1",
+      "3fff::1", // discard, segment routing, documentation
     ];
     for (const ip of forms) expect(isPublicAddress(ip), ip).toBe(false);
   });
 
   it("refuses a name when any address it resolves to is private, and LIVE http", async () => {
-    const resolve = async () => [{ address: "93.184.216.34", family: 4 }, { address: "10.0.0.7", family: 4 }];
+    const resolve = async () => [
+      { address: "93.184.216.34", family: 4 },
+      { address: "10.0.0.7", family: 4 },
+    ];
     await expect(resolveTarget("https://rebind.example/hook", { mode: "SANDBOX", allowPrivate: false, resolve })).rejects.toThrow(/non-public/);
     const target = await resolveTarget("https://rebind.example/hook", { mode: "SANDBOX", allowPrivate: true, resolve });
     expect(target).toMatchObject({ address: "93.184.216.34", family: 4 });
@@ -94,13 +131,26 @@ async function startReceiver() {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {
-    received, url: `http://127.0.0.1:${port}/hook`,
-    answer(...statuses: (number | "hang")[]) { script = statuses; received.length = 0; },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    received,
+    url: `http://127.0.0.1:${port}/hook`,
+    answer(...statuses: (number | "hang")[]) {
+      script = statuses;
+      received.length = 0;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
-const event = (type = "check.kyc.updated"): WebhookEvent => ({ id: `evt_${randomUUID()}`, type, createdAt: new Date(), data: { user_id: randomUUID(), check: { status: "CLEAR" } } });
+const event = (type = "check.kyc.updated"): WebhookEvent => ({
+  id: `evt_${randomUUID()}`,
+  type,
+  createdAt: new Date(),
+  data: { user_id: randomUUID(), check: { status: "CLEAR" } },
+});
 const CREATE = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { id url eventTypes enabled secret } }`;
 
 describe.each(backends)("webhooks on %s", (backend) => {
@@ -113,7 +163,11 @@ describe.each(backends)("webhooks on %s", (backend) => {
   /** WEBHOOK_ALLOW_PRIVATE for the rest of one test: the app's settings object is what every request reads */
   async function strict<T>(fn: () => Promise<T>) {
     t.app.services.webhooks.allowPrivate = false;
-    try { return await fn(); } finally { t.app.services.webhooks.allowPrivate = true; }
+    try {
+      return await fn();
+    } finally {
+      t.app.services.webhooks.allowPrivate = true;
+    }
   }
   async function endpoint(eventTypes = ["*"]) {
     const res = await t.rest("POST", "/v2/webhooks", { key, body: { url: receiver.url, event_types: eventTypes } });
@@ -128,7 +182,10 @@ describe.each(backends)("webhooks on %s", (backend) => {
     stranger = (await t.createClient("Stranger")).key;
     live = (await t.createClient("Live one", undefined, "LIVE")).key;
   });
-  afterAll(async () => { await t?.stop(); await receiver?.close(); });
+  afterAll(async () => {
+    await t?.stop();
+    await receiver?.close();
+  });
 
   it("creates an endpoint with a whsec_ secret shown once, over REST and GraphQL", async () => {
     expect(t.app.services.webhooks.allowPrivate).toBe(true); // from WEBHOOK_ALLOW_PRIVATE=1
@@ -187,7 +244,12 @@ describe.each(backends)("webhooks on %s", (backend) => {
     expect(res.status).toBe(200);
     expect(res.body.pagination.total_records).toBe(4);
     const attempts = [...res.body.data].reverse();
-    expect(attempts.map((a: any) => [a.attempt_number, a.outcome, a.status_code])).toEqual([[1, "HTTP_ERROR", 500], [2, "HTTP_ERROR", 500], [3, "HTTP_ERROR", 500], [4, "SUCCEEDED", 200]]);
+    expect(attempts.map((a: any) => [a.attempt_number, a.outcome, a.status_code])).toEqual([
+      [1, "HTTP_ERROR", 500],
+      [2, "HTTP_ERROR", 500],
+      [3, "HTTP_ERROR", 500],
+      [4, "SUCCEEDED", 200],
+    ]);
     expect(attempts.map((a: any) => a.next_retry_at && (Date.parse(a.next_retry_at) - Date.parse(a.attempted_at)) / 1000)).toEqual([5, 300, 1800, null]);
     expect(results.map((r) => ("retryAt" in r ? r.retryAt !== null : "skipped"))).toEqual([true, true, true, false]);
     // the receiver echoed the signature: the snippet keeps the status text, not the signature
@@ -197,20 +259,31 @@ describe.each(backends)("webhooks on %s", (backend) => {
     expect(metrics).toMatch(/webhook_deliveries_total\{outcome="SUCCEEDED"\} \d/);
   });
 
-  it("refuses 127.0.0.1 and names resolving to it without WEBHOOK_ALLOW_PRIVATE, and http for LIVE clients", () => strict(async () => {
-    for (const url of ["http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://169.254.169.254/latest/meta-data",
-      "http://[::7f00:1]:9/hook", "http://[::127.0.0.1]:9/hook", "http://[::a9fe:a9fe]/latest/meta-data", "http://[::ffff:a9fe:a9fe]/",
-      "http://[64:ff9b::7f00:1]:9/", "http://[2002:7f00:1::]:9/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:9/"]) {
-      const res = await t.rest("POST", "/v2/webhooks", { key, body: { url, event_types: ["*"] } });
-      expect(res.status, url).toBe(400);
-      expect(res.body.errors[0]).toMatchObject({ field: "url" });
-    }
-    const liveLocal = await t.rest("POST", "/v2/webhooks", { key: live, body: { url: "http://127.0.0.1:9/hook", event_types: ["*"] } });
-    expect(liveLocal.status).toBe(400);
-    const liveHttp = await t.gql(live, CREATE, { input: { url: "http://93.184.216.34/hook", eventTypes: ["*"] } });
-    expect(liveHttp.errors?.[0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "url" }] });
-    expect(liveHttp.errors?.[0].message).toMatch(/https/);
-  }));
+  it("refuses 127.0.0.1 and names resolving to it without WEBHOOK_ALLOW_PRIVATE, and http for LIVE clients", () =>
+    strict(async () => {
+      for (const url of [
+        "http://127.0.0.1:9/hook",
+        "http://localhost:9/hook",
+        "http://[::1]:9/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::7f00:1]:9/hook",
+        "http://[::127.0.0.1]:9/hook",
+        "http://[::a9fe:a9fe]/latest/meta-data",
+        "http://[::ffff:a9fe:a9fe]/",
+        "http://[64:ff9b::7f00:1]:9/",
+        "http://[2002:7f00:1::]:9/",
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:9/",
+      ]) {
+        const res = await t.rest("POST", "/v2/webhooks", { key, body: { url, event_types: ["*"] } });
+        expect(res.status, url).toBe(400);
+        expect(res.body.errors[0]).toMatchObject({ field: "url" });
+      }
+      const liveLocal = await t.rest("POST", "/v2/webhooks", { key: live, body: { url: "http://127.0.0.1:9/hook", event_types: ["*"] } });
+      expect(liveLocal.status).toBe(400);
+      const liveHttp = await t.gql(live, CREATE, { input: { url: "http://93.184.216.34/hook", eventTypes: ["*"] } });
+      expect(liveHttp.errors?.[0].extensions).toMatchObject({ code: "VALIDATION_FAILED", fields: [{ field: "url" }] });
+      expect(liveHttp.errors?.[0].message).toMatch(/https/);
+    }));
 
   it("checks the address again at delivery: an endpoint now resolving to a private address is BLOCKED, nothing sent", async () => {
     const { webhook_id } = await endpoint();
@@ -233,7 +306,10 @@ describe.each(backends)("webhooks on %s", (backend) => {
     // a name only this resolver knows: the request can reach the receiver only through the pinned address
     settings.resolve = async (host) => (host === "hooks.pinned.test" ? [{ address: "127.0.0.1", family: 4 }] : Promise.reject(new Error("ENOTFOUND")));
     try {
-      const res = await t.rest("POST", "/v2/webhooks", { key, body: { url: receiver.url.replace("127.0.0.1", "hooks.pinned.test").replace(/\/hook$/, "/big"), event_types: ["*"] } });
+      const res = await t.rest("POST", "/v2/webhooks", {
+        key,
+        body: { url: receiver.url.replace("127.0.0.1", "hooks.pinned.test").replace(/\/hook$/, "/big"), event_types: ["*"] },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       receiver.answer(200);
       const result = await deliver(res.body.webhook_id, event());
@@ -242,8 +318,12 @@ describe.each(backends)("webhooks on %s", (backend) => {
       expect("attempt" in result && result.attempt.responseSnippet).toBe("x".repeat(1024));
       // the name stops resolving: a network failure to retry, not a refusal
       settings.resolve = async () => [];
-      expect(await deliver(res.body.webhook_id, event())).toMatchObject({ attempt: { outcome: "NETWORK_ERROR", responseSnippet: expect.stringContaining("does not resolve") } });
-    } finally { delete settings.resolve; }
+      expect(await deliver(res.body.webhook_id, event())).toMatchObject({
+        attempt: { outcome: "NETWORK_ERROR", responseSnippet: expect.stringContaining("does not resolve") },
+      });
+    } finally {
+      delete settings.resolve;
+    }
   });
 
   it("times out a receiver that does not answer", async () => {
@@ -280,7 +360,9 @@ describe.each(backends)("webhooks on %s", (backend) => {
     expect(rest.status).toBe(201);
     expect(rest.body).toMatchObject({ event_id: e.id, attempt_number: 2, outcome: "SUCCEEDED", next_retry_at: null });
     expect(receiver.received.map((r) => r.headers["webhook-id"])).toEqual([e.id, e.id]);
-    const gql = await t.gql(key, `mutation($input: RedeliverWebhookEventInput!) { redeliverWebhookEvent(input: $input) { attemptNumber outcome } }`, { input: { endpointId: webhook_id, eventId: e.id } });
+    const gql = await t.gql(key, `mutation($input: RedeliverWebhookEventInput!) { redeliverWebhookEvent(input: $input) { attemptNumber outcome } }`, {
+      input: { endpointId: webhook_id, eventId: e.id },
+    });
     expect(gql.data.redeliverWebhookEvent).toEqual({ attemptNumber: 3, outcome: "SUCCEEDED" });
     const unknown = await t.rest("POST", `/v2/webhooks/${webhook_id}/redeliver`, { key, body: { event_id: "evt_nope" } });
     expect(unknown.status).toBe(404);
@@ -315,8 +397,12 @@ describe.each(backends)("webhooks on %s", (backend) => {
   it("answers 404 for another client's endpoint on every route, and deletes its own", async () => {
     const { webhook_id } = await endpoint();
     for (const [method, path, body] of [
-      ["GET", `/v2/webhooks/${webhook_id}`], ["PUT", `/v2/webhooks/${webhook_id}`, { enabled: false }], ["DELETE", `/v2/webhooks/${webhook_id}`],
-      ["POST", `/v2/webhooks/${webhook_id}/rotate-secret`], ["GET", `/v2/webhooks/${webhook_id}/attempts`], ["POST", `/v2/webhooks/${webhook_id}/redeliver`, { event_id: "evt_1" }],
+      ["GET", `/v2/webhooks/${webhook_id}`],
+      ["PUT", `/v2/webhooks/${webhook_id}`, { enabled: false }],
+      ["DELETE", `/v2/webhooks/${webhook_id}`],
+      ["POST", `/v2/webhooks/${webhook_id}/rotate-secret`],
+      ["GET", `/v2/webhooks/${webhook_id}/attempts`],
+      ["POST", `/v2/webhooks/${webhook_id}/redeliver`, { event_id: "evt_1" }],
     ] as const) {
       const res = await t.rest(method, path, { key: stranger, body });
       expect(res.status, `${method} ${path}`).toBe(404);

@@ -26,8 +26,15 @@ const POLICY = pagePolicy("script-src 'self'; style-src 'self' 'unsafe-inline'; 
 export function useApiDocs(): Plugin {
   const dir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
   const cache = new Map<string, Promise<Buffer>>();
-  const asset = (name: string) => { let found = cache.get(name); if (!found) cache.set(name, (found = readFile(path.join(dir, name)))); return found; };
-  const reply = (body: string | Buffer, type: string) => new Response(typeof body === "string" ? body : new Uint8Array(body), { headers: { "content-type": type, "cache-control": "public, max-age=3600", "content-security-policy": POLICY } });
+  const asset = (name: string) => {
+    let found = cache.get(name);
+    if (!found) cache.set(name, (found = readFile(path.join(dir, name))));
+    return found;
+  };
+  const reply = (body: string | Buffer, type: string) =>
+    new Response(typeof body === "string" ? body : new Uint8Array(body), {
+      headers: { "content-type": type, "cache-control": "public, max-age=3600", "content-security-policy": POLICY },
+    });
   return {
     async onRequest({ request, url, endResponse }) {
       if ((request.method !== "GET" && request.method !== "HEAD") || !url.pathname.startsWith("/docs")) return;

@@ -49,7 +49,9 @@ export type AuthenticationOptions = {
 export async function identify(auth: Authenticator, headers: HeaderSource): Promise<{ principal: Principal } | Refusal> {
   const key = presentedKey(headers);
   let principal;
-  try { principal = key ? await auth.authenticate(key) : null; } catch (error) {
+  try {
+    principal = key ? await auth.authenticate(key) : null;
+  } catch (error) {
     if (!isOutage(error)) throw error;
     return { problem: outageProblem, headers: outageHeaders };
   }
@@ -66,7 +68,10 @@ export function useAuthentication({ auth, limiter, trustProxy, publicIntrospecti
       if (PUBLIC.has(url.pathname)) return;
       const graphql = isGraphQLPath(url.pathname);
       const who = await identify(auth, request.headers);
-      if ("principal" in who) { stateOf(request).principal = who.principal; return; }
+      if ("principal" in who) {
+        stateOf(request).principal = who.principal;
+        return;
+      }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
       if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection) {
         // a body that never arrives whole (the caller hung up) asks for nothing
@@ -88,15 +93,26 @@ type OperationParams = { query?: unknown; operationName?: unknown } | null;
 function operationParams(request: Request, url: URL, body: string): OperationParams {
   if (request.method === "GET") return { query: url.searchParams.get("query"), operationName: url.searchParams.get("operationName") };
   if (request.method !== "POST") return null;
-  try { return JSON.parse(body) as OperationParams; } catch { return null; }
+  try {
+    return JSON.parse(body) as OperationParams;
+  } catch {
+    return null;
+  }
 }
 
 /** The operation that would run selects nothing but __schema, __type and __typename at its root. */
 function isIntrospectionOnly(params: OperationParams): boolean {
   if (typeof params?.query !== "string") return false;
   let operations: OperationDefinitionNode[];
-  try { operations = parse(params.query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION); } catch { return false; }
+  try {
+    operations = parse(params.query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  } catch {
+    return false;
+  }
   const chosen = params.operationName ? operations.filter((o) => o.name?.value === params.operationName) : operations;
-  return chosen.length === 1 && chosen[0].operation === "query"
-    && chosen[0].selectionSet.selections.every((s) => s.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(s.name.value));
+  return (
+    chosen.length === 1
+    && chosen[0].operation === "query"
+    && chosen[0].selectionSet.selections.every((s) => s.kind === Kind.FIELD && INTROSPECTION_FIELDS.has(s.name.value))
+  );
 }

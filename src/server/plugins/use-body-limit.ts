@@ -25,7 +25,9 @@ function payloadTooLarge(request: Request, limit = counted.get(request)?.limit ?
 
 /** The body's text for a plugin that must see it before the handler does, or the 413 to answer when it is over its limit. */
 export async function bodyText(request: Request): Promise<string | Response> {
-  try { return await request.clone().text(); } catch (error) {
+  try {
+    return await request.clone().text();
+  } catch (error) {
     if (counted.get(request)?.cut) return payloadTooLarge(request);
     throw error;
   }
@@ -37,7 +39,13 @@ export function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
   const limitOf = (request: Request, url: URL) => {
     if (isGraphQLPath(url.pathname)) return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "") ? uploadBytes : maxBytes;
     // a path that does not decode gets the default limit here; the shim answers it 400
-    const match = (() => { try { return matchRoute(table, request.method, url.pathname); } catch { return null; } })();
+    const match = (() => {
+      try {
+        return matchRoute(table, request.method, url.pathname);
+      } catch {
+        return null;
+      }
+    })();
     return match && "route" in match ? Math.max(maxBytes, match.route.maxBodyBytes ?? 0) : maxBytes;
   };
   return {
@@ -52,7 +60,10 @@ export function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
       if (bounded) return;
       const limited: Limited = { limit, cut: false };
       const next = new fetchAPI.Request(request.url, {
-        method: request.method, headers: request.headers, signal: request.signal, body: countedBody(request.body, limited),
+        method: request.method,
+        headers: request.headers,
+        signal: request.signal,
+        body: countedBody(request.body, limited),
         duplex: "half",
       } as unknown as RequestInit);
       carryState(request, next);
@@ -64,7 +75,9 @@ export function useBodyLimit(maxBytes: number, table: CompiledRoute[]): Plugin {
       const limited = counted.get(request);
       if (!requestParser || !limited) return;
       setRequestParser(async (parsed) => {
-        try { return await requestParser(parsed); } catch (error) {
+        try {
+          return await requestParser(parsed);
+        } catch (error) {
           if (limited.cut) return payloadTooLarge(request);
           throw error;
         }
@@ -87,13 +100,16 @@ function countedBody(source: ReadableStream<Uint8Array>, limited: Limited): Read
   return new Readable({
     read() {
       reader ??= source.getReader();
-      reader.read().then(({ done, value }) => {
-        if (done) return void this.push(null);
-        size += value.byteLength;
-        if (size <= limited.limit) return void this.push(value);
-        limited.cut = true;
-        this.destroy(new DomainError("PAYLOAD_TOO_LARGE", detail(limited.limit)));
-      }, (error: Error) => this.destroy(error));
+      reader.read().then(
+        ({ done, value }) => {
+          if (done) return void this.push(null);
+          size += value.byteLength;
+          if (size <= limited.limit) return void this.push(value);
+          limited.cut = true;
+          this.destroy(new DomainError("PAYLOAD_TOO_LARGE", detail(limited.limit)));
+        },
+        (error: Error) => this.destroy(error),
+      );
     },
   });
 }

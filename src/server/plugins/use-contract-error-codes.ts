@@ -7,7 +7,15 @@ export function useContractErrorCodes(): Plugin {
     if (ext && (ext.code === "GRAPHQL_VALIDATION_FAILED" || ext.code === "GRAPHQL_PARSE_FAILED" || !ext.code)) ext.code = "VALIDATION_FAILED";
   };
   return {
-    onParse: () => ({ result }) => { if (result instanceof Error) recode(result as never); },
-    onValidate: () => ({ valid, result }) => { if (!valid) result.forEach((e) => recode(e as never)); },
+    onParse:
+      () =>
+      ({ result }) => {
+        if (result instanceof Error) recode(result as never);
+      },
+    onValidate:
+      () =>
+      ({ valid, result }) => {
+        if (!valid) result.forEach((e) => recode(e as never));
+      },
   };
 }

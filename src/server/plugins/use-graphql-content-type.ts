@@ -20,7 +20,10 @@ export function useGraphQLContentType(): Plugin {
       if (request.method !== "POST") return; // GET's parameters are in its URL; other methods are yoga's 405
       const refuse = (code: string, detail: string) => endResponse(errorResponse(request, { code, detail }, stateOf(request).requestId));
       if (!requestParser)
-        return refuse("UNSUPPORTED_MEDIA_TYPE", "Send the operation as application/json (multipart/form-data for file uploads, with the x-graphql-yoga-csrf header).");
+        return refuse(
+          "UNSUPPORTED_MEDIA_TYPE",
+          "Send the operation as application/json (multipart/form-data for file uploads, with the x-graphql-yoga-csrf header).",
+        );
       const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
       if (SIMPLE_TYPES.has(type) && !request.headers.has(CSRF_HEADER))
         refuse("PREFLIGHT_REQUIRED", `A ${type} body needs the ${CSRF_HEADER} header (any value), which a browser sends only after a CORS preflight.`);

@@ -37,11 +37,16 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
   /** Claims the key, or answers for it (a replay, 409, 422, 503); null: go on and run the request. */
   async function settle(request: Request, { requestHash, ...owner }: Pending): Promise<Response | null> {
     let existing;
-    try { existing = await claim(db, owner.clientId, owner.key, requestHash); } catch (error) {
+    try {
+      existing = await claim(db, owner.clientId, owner.key, requestHash);
+    } catch (error) {
       if (!isOutage(error)) throw error;
       return fail(request, outageProblem, outageHeaders);
     }
-    if (!existing) { claimed.set(request, owner); return null; }
+    if (!existing) {
+      claimed.set(request, owner);
+      return null;
+    }
     if (existing.requestHash !== requestHash)
       return fail(request, { code: "IDEMPOTENCY_KEY_REUSED", detail: "This Idempotency-Key was already used with a different request; use a new key." });
     if (existing.responseStatus === null)
@@ -70,7 +75,7 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
       if (!owner || !requestParser) return;
       setRequestParser(async (parsing) => {
         const params = await requestParser(parsing);
-        return isMutation(params) ? (await settle(request, owner)) ?? params : params;
+        return isMutation(params) ? ((await settle(request, owner)) ?? params) : params;
       });
     },
     async onResponse({ request, response }) {
@@ -79,12 +84,18 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
       const where = { clientId_key: owner };
       // a failure the caller did not cause may succeed on retry: release the key instead of pinning it
       // (not awaited: during a database outage the release waits out a timeout the caller should not)
-      if (response.status >= 500 || response.status === 429) { void db.idempotencyKey.delete({ where }).catch(() => {}); return; }
+      if (response.status >= 500 || response.status === 429) {
+        void db.idempotencyKey.delete({ where }).catch(() => {});
+        return;
+      }
       const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((h) => (response.headers.has(h) ? [[h, response.headers.get(h)!]] : [])));
       // the change is committed and its answer decided: a database gone since then must not turn it into an error
       // (the key's row then stays "in flight", so a retry with it gets 409 rather than a second run)
-      await db.idempotencyKey.update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: cipher.encrypt(await response.clone().text()) } })
-        .catch((error) => { if (!isOutage(error)) throw error; });
+      await db.idempotencyKey
+        .update({ where, data: { responseStatus: response.status, responseHeaders: headers, responseBody: cipher.encrypt(await response.clone().text()) } })
+        .catch((error) => {
+          if (!isOutage(error)) throw error;
+        });
     },
   };
 }
@@ -93,7 +104,11 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
 function isMutation(params: GraphQLParams | GraphQLParams[] | Response): boolean {
   const { query, operationName } = params as GraphQLParams;
   if (typeof query !== "string") return false;
-  try { return getOperationAST(parse(query), operationName)?.operation === "mutation"; } catch { return false; }
+  try {
+    return getOperationAST(parse(query), operationName)?.operation === "mutation";
+  } catch {
+    return false;
+  }
 }
 
 /** Inserts the key's row; returns the row already there (not expired) when it was taken. */
@@ -132,6 +147,8 @@ export function defineIdempotencyPurge(jobs: Jobs, db: Db, logger: Logger) {
     name: IDEMPOTENCY_PURGE_JOB,
     queue: { retryLimit: 2, retryDelay: 60, expireInSeconds: 900 },
     schedule: "41 * * * *",
-    work: async () => { logger.info({ purged: await purgeExpiredIdempotencyKeys(db) }, "expired idempotency keys purged"); },
+    work: async () => {
+      logger.info({ purged: await purgeExpiredIdempotencyKeys(db) }, "expired idempotency keys purged");
+    },
   });
 }

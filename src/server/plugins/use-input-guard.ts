@@ -18,7 +18,11 @@ function documentHasBadText(document: DocumentNode) {
   let found = checked.get(document);
   if (found === undefined) {
     found = false;
-    visit(document, { StringValue(node) { if (inspectJson(node.value)) found = true; } });
+    visit(document, {
+      StringValue(node) {
+        if (inspectJson(node.value)) found = true;
+      },
+    });
     checked.set(document, found);
   }
   return found;
@@ -44,7 +48,13 @@ function costError(document: DocumentNode, variables: Record<string, unknown> | 
 
 export function useInputGuard(): Plugin {
   // an execution and a subscription are refused alike
-  const guard = ({ args, setResultAndStopExecution }: { args: { document: DocumentNode; variableValues?: Record<string, unknown> | null }; setResultAndStopExecution(result: { errors: GraphQLError[] }): void }) => {
+  const guard = ({
+    args,
+    setResultAndStopExecution,
+  }: {
+    args: { document: DocumentNode; variableValues?: Record<string, unknown> | null };
+    setResultAndStopExecution(result: { errors: GraphQLError[] }): void;
+  }) => {
     const error = inputError(args.document, args.variableValues);
     if (error) setResultAndStopExecution({ errors: [error] });
   };

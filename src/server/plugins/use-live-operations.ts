@@ -14,7 +14,9 @@ import { presentedKey } from "./use-authentication.js";
 /** What graphql-ws puts in an operation's context: the slot it admitted. */
 export type AdmittedContext = { subscriptionSlot?: Slot };
 
-const revoked = () => ({ errors: [new GraphQLError("The API key of this subscription has been revoked or rotated.", { extensions: { code: "UNAUTHENTICATED" } })] });
+const revoked = () => ({
+  errors: [new GraphQLError("The API key of this subscription has been revoked or rotated.", { extensions: { code: "UNAUTHENTICATED" } })],
+});
 
 export function useLiveOperations(live: LiveOperations): Plugin {
   return {
@@ -28,13 +30,21 @@ export function useLiveOperations(live: LiveOperations): Plugin {
       // graphql-ws watches its socket's key; an HTTP stream is watched here
       const key = !handed && context.request ? presentedKey(context.request.headers) : null;
       setSubscribeFn(async (subscribeArgs) => {
-        try { return await subscribeFn(subscribeArgs); } catch (error) { admitted.release(); throw error; }
+        try {
+          return await subscribeFn(subscribeArgs);
+        } catch (error) {
+          admitted.release();
+          throw error;
+        }
       });
       return {
         onSubscribeResult({ result, setResult }) {
           if (!isAsyncIterable(result)) return admitted.release();
           let unwatch = () => {};
-          const stream = endable(result, () => { admitted.release(); unwatch(); });
+          const stream = endable(result, () => {
+            admitted.release();
+            unwatch();
+          });
           if (key) unwatch = live.watch(key, principal, () => stream.end(revoked() as never));
           setResult(stream.iterator);
         },

@@ -19,7 +19,8 @@ export type ReadinessCheck = { name: string; check: () => Promise<void> };
 export type ScrapeAccess = { auth: Authenticator; open: boolean; ownPort: boolean };
 
 export function useProbes({ checks, metrics, scrape }: { checks: ReadinessCheck[]; metrics: Metrics; scrape: ScrapeAccess }): Plugin {
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
   return {
     async onRequest({ url, request, endResponse }) {
       if (request.method !== "GET" && request.method !== "HEAD") return;
@@ -27,12 +28,21 @@ export function useProbes({ checks, metrics, scrape }: { checks: ReadinessCheck[
       if (url.pathname === "/metrics" && !scrape.ownPort) {
         const refusal = scrape.open ? null : await operatorOnly(scrape.auth, request.headers);
         if (refusal) return endResponse(errorResponse(request, refusal.problem, stateOf(request).requestId, refusal.headers));
-        return endResponse(new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } }));
+        return endResponse(
+          new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } }),
+        );
       }
       if (url.pathname === "/readyz") {
-        const results = await Promise.all(checks.map(async ({ name, check }) => {
-          try { await withTimeout(check(), 2000); return [name, "ok"] as const; } catch { return [name, "unavailable"] as const; }
-        }));
+        const results = await Promise.all(
+          checks.map(async ({ name, check }) => {
+            try {
+              await withTimeout(check(), 2000);
+              return [name, "ok"] as const;
+            } catch {
+              return [name, "unavailable"] as const;
+            }
+          }),
+        );
         const ready = results.every(([, s]) => s === "ok");
         return endResponse(json({ status: ready ? "ready" : "unavailable", checks: Object.fromEntries(results) }, ready ? 200 : 503));
       }
@@ -51,14 +61,24 @@ async function operatorOnly(auth: Authenticator, headers: HeaderSource): Promise
 export async function listenForScrapes(metrics: Metrics, port: number, host: string): Promise<() => Promise<void>> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
-    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) { res.writeHead(404).end(); return; }
+    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
+      res.writeHead(404).end();
+      return;
+    }
     metrics.registry.metrics().then(
       (text) => res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" }).end(req.method === "HEAD" ? undefined : text),
       () => res.writeHead(500).end(),
     );
   });
-  await new Promise<void>((resolve, reject) => { server.once("error", reject); server.listen(port, host, resolve); });
-  return () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>

@@ -11,13 +11,15 @@ export function usePublicDocument(path: string, document: unknown): Plugin {
   const text = JSON.stringify(document);
   return {
     onRequest({ request, url, endResponse }) {
-      if (url.pathname === path && (request.method === "GET" || request.method === "HEAD")) endResponse(new Response(text, { headers: { "content-type": "application/json" } }));
+      if (url.pathname === path && (request.method === "GET" || request.method === "HEAD"))
+        endResponse(new Response(text, { headers: { "content-type": "application/json" } }));
     },
   };
 }
 
 /** `GET /`: where a newcomer starts, answered without a key. */
 export const apiIndex = (config: Config) => ({
-  name: "Onboarding Gateway", version: API_VERSION,
+  name: "Onboarding Gateway",
+  version: API_VERSION,
   links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
 });

@@ -32,19 +32,28 @@ function memoryCounter(): Count {
   let window = "";
   return async (bucket) => {
     const [w] = bucket.split("|");
-    if (w !== window) { counts.clear(); window = w; } // a new window starts every bucket at zero
+    if (w !== window) {
+      counts.clear();
+      window = w;
+    } // a new window starts every bucket at zero
     const n = (counts.get(bucket) ?? 0) + 1;
     counts.set(bucket, n);
     return n;
   };
 }
 
-const redisCounter = (redis: Redis): Count => async (bucket, windowMs) => {
-  if (redis.status !== "ready") throw new Error("redis not connected"); // do not queue a request behind reconnects
-  const key = `og:rl:${bucket}`;
-  const [[, n]] = (await redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[null, number]];
-  return n;
-};
+const redisCounter =
+  (redis: Redis): Count =>
+  async (bucket, windowMs) => {
+    if (redis.status !== "ready") throw new Error("redis not connected"); // do not queue a request behind reconnects
+    const key = `og:rl:${bucket}`;
+    const [[, n]] = (await redis
+      .multi()
+      .incr(key)
+      .pexpire(key, windowMs * 2)
+      .exec()) as [[null, number]];
+    return n;
+  };
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 type Limited = { headers?: Record<string, string>; refusal?: Refusal };
@@ -87,7 +96,12 @@ export function createRateLimiter({ limit, operatorLimit = 600, refusedLimit = 6
 function addressBucket(address: string) {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
-  return parsed.kind() === "ipv6" ? (parsed as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(":") + "::/64" : parsed.toString();
+  return parsed.kind() === "ipv6"
+    ? (parsed as ipaddr.IPv6).parts
+        .slice(0, 4)
+        .map((p) => p.toString(16))
+        .join(":") + "::/64"
+    : parsed.toString();
 }
 
 export function useRateLimit(limiter: RateLimiter): Plugin {

@@ -17,9 +17,17 @@ const SERVED_PATHS = new Set(["/", "/graphql", "/healthz", "/readyz", "/metrics"
 
 /** A path's label in metrics and logs: a served path, else its route's template, else "unmatched" (every made-up path shares it). */
 export const routeLabels = (table: CompiledRoute[]) => (pathname: string) =>
-  SERVED_PATHS.has(pathname) ? pathname : pathname.startsWith("/docs/") ? "/docs" : templateOf(table, pathname) ?? "unmatched";
+  SERVED_PATHS.has(pathname) ? pathname : pathname.startsWith("/docs/") ? "/docs" : (templateOf(table, pathname) ?? "unmatched");
 
-export type Answered = { method: string; pathname: string; route?: string; status: number; started: number; requestId: string; /** a read whatever its method (a GraphQL query) */ read?: boolean };
+export type Answered = {
+  method: string;
+  pathname: string;
+  route?: string;
+  status: number;
+  started: number;
+  requestId: string /** a read whatever its method (a GraphQL query) */;
+  read?: boolean;
+};
 
 /** One answered request: its metric and its log line (yoga's onResponse and the lanes alike). */
 export function recordRequest({ logger, metrics }: { logger: Logger; metrics: Metrics }, answered: Answered) {
@@ -45,7 +53,15 @@ export function useRequestId(deps: { logger: Logger; metrics: Metrics }): Plugin
       const state = stateOf(request);
       state.requestId ||= randomUUID(); // a response ended before our onRequest (CORS preflight)
       response.headers.set("x-request-id", state.requestId);
-      recordRequest(deps, { method: request.method, pathname: new URL(request.url).pathname, route: state.route, status: response.status, started: state.started, requestId: state.requestId, read: state.read });
+      recordRequest(deps, {
+        method: request.method,
+        pathname: new URL(request.url).pathname,
+        route: state.route,
+        status: response.status,
+        started: state.started,
+        requestId: state.requestId,
+        read: state.read,
+      });
     },
   };
 }

@@ -19,15 +19,24 @@ export type RestShimOptions = { answer: RouteAnswerer; table: CompiledRoute[]; l
 export function useRestShim({ answer, table, legacy }: RestShimOptions): Plugin {
   let getEnveloped: Enveloped;
   return {
-    onYogaInit({ yoga }) { getEnveloped = yoga.getEnveloped as unknown as Enveloped; },
+    onYogaInit({ yoga }) {
+      getEnveloped = yoga.getEnveloped as unknown as Enveloped;
+    },
     async onRequest({ request, url, endResponse, serverContext }) {
       if (isGraphQLPath(url.pathname)) return;
       const state = stateOf(request);
       const call: RestCall = {
-        method: request.method, pathname: url.pathname, search: url.search, searchParams: url.searchParams, headers: request.headers,
-        principal: state.principal, requestId: state.requestId,
+        method: request.method,
+        pathname: url.pathname,
+        search: url.search,
+        searchParams: url.searchParams,
+        headers: request.headers,
+        principal: state.principal,
+        requestId: state.requestId,
         body: (maxBytes) => readBody(request, maxBytes),
-        onRoute: (path) => { state.route = path; },
+        onRoute: (path) => {
+          state.route = path;
+        },
       };
       const reply = await answer(call, async (route, variables) => {
         const initial = { request, params: { query: "", variables }, ...(serverContext as object) };

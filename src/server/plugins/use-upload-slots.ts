@@ -33,7 +33,9 @@ export function createUploadSlots({ perKey, total }: UploadSlotOptions) {
       const mine = held.get(key) ?? 0;
       const headers = { "retry-after": String(RETRY_AFTER_SECONDS) };
       if (mine >= perKey)
-        return { refusal: { problem: { code: "RATE_LIMITED", detail: `This API key already has ${perKey} uploads in flight; retry when one is done.` }, headers } };
+        return {
+          refusal: { problem: { code: "RATE_LIMITED", detail: `This API key already has ${perKey} uploads in flight; retry when one is done.` }, headers },
+        };
       if (inFlight >= total)
         return { refusal: { problem: { code: "UNAVAILABLE", detail: "The service is taking as many uploads as it can; retry shortly." }, headers } };
       held.set(key, mine + 1);
@@ -45,12 +47,13 @@ export function createUploadSlots({ perKey, total }: UploadSlotOptions) {
           released = true;
           inFlight--;
           const left = held.get(key)! - 1;
-          if (left) held.set(key, left); else held.delete(key);
+          if (left) held.set(key, left);
+          else held.delete(key);
         },
       };
     },
     /** uploads in flight, for a key or for the process */
-    inFlight: (principal?: Principal) => (principal ? held.get(principal.keyId) ?? 0 : inFlight),
+    inFlight: (principal?: Principal) => (principal ? (held.get(principal.keyId) ?? 0) : inFlight),
   };
 }
 
@@ -64,7 +67,13 @@ function isLargeUpload(table: CompiledRoute[], request: Request, pathname: strin
   if (length !== null && Number(length) <= smallBytes) return false;
   if (isGraphQLPath(pathname)) return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "");
   // a path that does not decode is answered 400 by the shim; it carries no upload
-  const match = (() => { try { return matchRoute(table, request.method, pathname); } catch { return null; } })();
+  const match = (() => {
+    try {
+      return matchRoute(table, request.method, pathname);
+    } catch {
+      return null;
+    }
+  })();
   return !!match && "route" in match && match.route.maxBodyBytes !== undefined;
 }
 

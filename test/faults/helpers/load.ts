@@ -12,25 +12,45 @@ export function writeLoad(base: string, key: string, { workers = 8, tag = "load"
     const email = `${tag}-${i}@example.com`;
     const via = ((i * 37) % 100) / 100 < graphqlShare ? "graphql" : "rest";
     const headers: Record<string, string> = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    if ((i * 7 % 100) / 100 < idempotencyShare) headers["idempotency-key"] = `${tag}-${i}`;
+    if (((i * 7) % 100) / 100 < idempotencyShare) headers["idempotency-key"] = `${tag}-${i}`;
     const input = { first_name: "Load", last_name: `N${i}`, email };
-    const body = via === "rest" ? JSON.stringify(input) : JSON.stringify({ query: CREATE_USER, variables: { input: { firstName: "Load", lastName: `N${i}`, email } } });
+    const body =
+      via === "rest" ? JSON.stringify(input) : JSON.stringify({ query: CREATE_USER, variables: { input: { firstName: "Load", lastName: `N${i}`, email } } });
     const started = Date.now();
     try {
       const res = await fetch(`${base}${via === "rest" ? "/v2/users" : "/graphql"}`, { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs) });
       const text = await res.text();
       let json: any = text;
-      try { json = JSON.parse(text); } catch { /* kept as text */ }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        /* kept as text */
+      }
       outcomes.push({ status: res.status, ms: Date.now() - started, at: Date.now(), email, body: json, headers: res.headers, via });
     } catch (error) {
-      outcomes.push({ status: 0, ms: Date.now() - started, at: Date.now(), email, body: null, headers: null, error: (error as Error).name + ": " + (error as Error).message, via });
+      outcomes.push({
+        status: 0,
+        ms: Date.now() - started,
+        at: Date.now(),
+        email,
+        body: null,
+        headers: null,
+        error: (error as Error).name + ": " + (error as Error).message,
+        via,
+      });
     }
   }
-  const loops = Array.from({ length: workers }, async () => { while (running) await one(); });
+  const loops = Array.from({ length: workers }, async () => {
+    while (running) await one();
+  });
   return {
     outcomes,
     /** stops issuing, waits for the requests in flight */
-    async stop() { running = false; await Promise.all(loops); return outcomes; },
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return outcomes;
+    },
   };
 }
 

@@ -17,7 +17,12 @@ export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 export async function pool<T>(count: number, concurrency: number, one: (i: number) => Promise<T>, until = Infinity): Promise<T[]> {
   const results: T[] = [];
   let next = 0;
-  const worker = async () => { while (next < count && Date.now() < until) { const i = next++; results[i] = await one(i); } };
+  const worker = async () => {
+    while (next < count && Date.now() < until) {
+      const i = next++;
+      results[i] = await one(i);
+    }
+  };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return results;
 }
@@ -25,7 +30,10 @@ export async function pool<T>(count: number, concurrency: number, one: (i: numbe
 /** `attack` again and again until `until` (ms since epoch) or until `stop()` holds (the service is gone); how many ran. */
 export async function repeat(until: number, stop: () => boolean, attack: () => Promise<unknown>) {
   let n = 0;
-  while (Date.now() < until && !stop()) { await attack(); n++; }
+  while (Date.now() < until && !stop()) {
+    await attack();
+    n++;
+  }
   return n;
 }
 
@@ -48,10 +56,18 @@ export function sendFrame(base: string, frame: Buffer, ms = 30_000): Promise<Clo
   const started = Date.now();
   return new Promise((resolve) => {
     const ws = new WebSocket(wsUrl(base), "graphql-transport-ws");
-    const timer = setTimeout(() => { ws.terminate(); resolve({ code: -1, reason: `still open after ${ms} ms`, ms }); }, ms);
+    const timer = setTimeout(() => {
+      ws.terminate();
+      resolve({ code: -1, reason: `still open after ${ms} ms`, ms });
+    }, ms);
     ws.on("open", () => ws.send(frame, { binary: false }));
-    ws.on("error", () => { /* the close event says how it ended */ });
-    ws.on("close", (code, reason) => { clearTimeout(timer); resolve({ code, reason: reason.toString(), ms: Date.now() - started }); });
+    ws.on("error", () => {
+      /* the close event says how it ended */
+    });
+    ws.on("close", (code, reason) => {
+      clearTimeout(timer);
+      resolve({ code, reason: reason.toString(), ms: Date.now() - started });
+    });
   });
 }
 
@@ -95,8 +111,12 @@ function post(url: string, headers: Record<string, string>, parts: Iterable<Buff
       socket.destroy();
       resolve(out);
     };
-    let timedOut = false, bodySent = false;
-    const timer = setTimeout(() => { timedOut = true; finish(`no answer within ${ms} ms`); }, ms);
+    let timedOut = false,
+      bodySent = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      finish(`no answer within ${ms} ms`);
+    }, ms);
     socket.on("data", (d: Buffer) => {
       answer = Buffer.concat([answer, d]).subarray(0, 64 * 1024);
       if (answerComplete(answer.toString("latin1"))) finish();
@@ -104,7 +124,13 @@ function post(url: string, headers: Record<string, string>, parts: Iterable<Buff
     socket.on("error", (e: NodeJS.ErrnoException) => finish(`${e.code ?? ""} ${e.message}`.trim()));
     socket.on("close", () => finish());
     socket.on("connect", async () => {
-      const lines = Object.entries({ host: `${hostname}:${port}`, connection: "close", "content-type": "application/json", ...headers, ...(chunked ? { "transfer-encoding": "chunked" } : {}) });
+      const lines = Object.entries({
+        host: `${hostname}:${port}`,
+        connection: "close",
+        "content-type": "application/json",
+        ...headers,
+        ...(chunked ? { "transfer-encoding": "chunked" } : {}),
+      });
       socket.write(`POST ${pathname} HTTP/1.1\r\n${lines.map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
       for (const part of parts) {
         // a poll between writes reads an answer that came with a reset before the next write fails on it
@@ -131,10 +157,15 @@ function answerComplete(text: string) {
 }
 
 /** Resolves when the socket can take more, or is gone. */
-const drained = (socket: Socket) => new Promise<void>((resolve) => {
-  const go = () => { socket.off("drain", go); socket.off("close", go); resolve(); };
-  socket.on("drain", go).on("close", go);
-});
+const drained = (socket: Socket) =>
+  new Promise<void>((resolve) => {
+    const go = () => {
+      socket.off("drain", go);
+      socket.off("close", go);
+      resolve();
+    };
+    socket.on("drain", go).on("close", go);
+  });
 
 /**
  * POSTs `total` bytes with Transfer-Encoding: chunked (and no Content-Length) in `chunk`-byte chunks:
@@ -152,7 +183,9 @@ export function streamChunked(url: string, headers: Record<string, string>, tota
 
 /** POSTs `body` with its Content-Length, in 64 KiB writes. */
 export function postBytes(url: string, headers: Record<string, string>, body: Buffer, ms = 60_000) {
-  function* parts() { for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024); }
+  function* parts() {
+    for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024);
+  }
   return post(url, { ...headers, "content-length": String(body.length) }, parts(), false, ms);
 }
 
@@ -163,15 +196,24 @@ export async function madeUpPaths(base: string, count: number, concurrency = 50,
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const statuses: Record<string, number> = {};
   const tag = randomBytes(3).toString("hex");
-  await pool(count, concurrency, (i) => new Promise<void>((resolve) => {
-    const req = request(`${base}/x/${tag}${i}/${randomBytes(4).toString("hex")}`, { agent, timeout: 15_000 }, (res) => {
-      statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-      res.resume().on("end", resolve).on("error", resolve);
-    });
-    req.on("error", (e: NodeJS.ErrnoException) => { statuses[e.code ?? "error"] = (statuses[e.code ?? "error"] ?? 0) + 1; resolve(); });
-    req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
-    req.end();
-  }), until);
+  await pool(
+    count,
+    concurrency,
+    (i) =>
+      new Promise<void>((resolve) => {
+        const req = request(`${base}/x/${tag}${i}/${randomBytes(4).toString("hex")}`, { agent, timeout: 15_000 }, (res) => {
+          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
+          res.resume().on("end", resolve).on("error", resolve);
+        });
+        req.on("error", (e: NodeJS.ErrnoException) => {
+          statuses[e.code ?? "error"] = (statuses[e.code ?? "error"] ?? 0) + 1;
+          resolve();
+        });
+        req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+        req.end();
+      }),
+    until,
+  );
   agent.destroy();
   return statuses;
 }
@@ -197,7 +239,9 @@ export class GqlSocket {
       else if (op && msg.type === "error") op.errors = msg.payload;
       else if (op && msg.type === "complete") op.completed = true;
     });
-    ws.on("close", (code, reason) => { this.closed = { code, reason: reason.toString() }; });
+    ws.on("close", (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+    });
   }
 
   /** Connects with `params` as connectionParams; resolves on connection_ack, fails on a close first. */
@@ -205,11 +249,24 @@ export class GqlSocket {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(wsUrl(base), "graphql-transport-ws");
       const socket = new GqlSocket(ws);
-      const timer = setTimeout(() => { ws.terminate(); reject(new Error(`no connection_ack within ${ms} ms`)); }, ms);
-      ws.on("error", () => { /* the close event rejects */ });
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new Error(`no connection_ack within ${ms} ms`));
+      }, ms);
+      ws.on("error", () => {
+        /* the close event rejects */
+      });
       ws.on("open", () => ws.send(JSON.stringify({ type: "connection_init", payload: params })));
-      ws.on("message", (raw) => { if (JSON.parse(raw.toString()).type === "connection_ack") { clearTimeout(timer); resolve(socket); } });
-      ws.on("close", (code, reason) => { clearTimeout(timer); reject(new Error(`closed ${code} ${reason} before connection_ack`)); });
+      ws.on("message", (raw) => {
+        if (JSON.parse(raw.toString()).type === "connection_ack") {
+          clearTimeout(timer);
+          resolve(socket);
+        }
+      });
+      ws.on("close", (code, reason) => {
+        clearTimeout(timer);
+        reject(new Error(`closed ${code} ${reason} before connection_ack`));
+      });
     });
   }
 
@@ -231,13 +288,15 @@ export class GqlSocket {
     return { refusals, ended, open: this.ops.size - refusals.length - ended };
   }
 
-  close() { this.ws.terminate(); }
+  close() {
+    this.ws.terminate();
+  }
 }
 
 /** The code of an operation's refusal, "" when it was not refused. */
 function refusalCode(op: Operation) {
   const errors = op.errors ?? op.nexts.find((n) => n.errors?.length && n.data == null)?.errors;
-  return errors ? errors[0]?.extensions?.code ?? errors[0]?.message ?? "?" : "";
+  return errors ? (errors[0]?.extensions?.code ?? errors[0]?.message ?? "?") : "";
 }
 
 /** How many operations were refused, by code. */
@@ -266,9 +325,10 @@ export function pdf(size: number) {
 
 /** The REST upload input of a proof of address (it needs no document number) carrying `file`. */
 export const documentInput = (userId: string, file: Buffer) => ({
-  user_id: userId, document_type: "PROOF_OF_ADDRESS", file: { file_name: "statement.pdf", content_base64: file.toString("base64") },
+  user_id: userId,
+  document_type: "PROOF_OF_ADDRESS",
+  file: { file_name: "statement.pdf", content_base64: file.toString("base64") },
 });
 
 /** The same as bytes, to send again and again. */
 export const uploadBody = (userId: string, file: Buffer) => Buffer.from(JSON.stringify(documentInput(userId, file)));
-

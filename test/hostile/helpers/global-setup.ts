@@ -10,7 +10,9 @@ import type { TestProject } from "vitest/node";
 import { build, launch, serviceEnv } from "./process.js";
 
 declare module "vitest" {
-  export interface ProvidedContext { hostileDataTemplate: string }
+  export interface ProvidedContext {
+    hostileDataTemplate: string;
+  }
 }
 
 export default async function setup(project: TestProject) {

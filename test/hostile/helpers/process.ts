@@ -14,12 +14,17 @@ const root = path.resolve(import.meta.dirname, "../../..");
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const running = new Set<ChildProcess>();
-process.once("exit", () => { for (const child of running) child.kill("SIGKILL"); });
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
 
 /** `[exec] node <flags> <entry>` of package.json's "start" script. */
 function startCommand() {
   const script: string = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts.start;
-  const words = script.trim().replace(/^exec\s+/, "").split(/\s+/);
+  const words = script
+    .trim()
+    .replace(/^exec\s+/, "")
+    .split(/\s+/);
   const [node, entry] = [words[0], words.at(-1)!];
   const flags = words.slice(1, -1);
   if (node !== "node" || !entry.endsWith(".js") || flags.some((f) => !f.startsWith("--")))
@@ -44,8 +49,15 @@ export const build = () => execFileSync(process.execPath, ["scripts/build.mjs"],
  */
 export function serviceEnv(dataDir: string, overrides: Record<string, string> = {}): Record<string, string> {
   return {
-    DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", REDIS_URL: "",
-    ADMIN_API_KEY: randomBytes(24).toString("hex"), PERIODIC_CHECKS_CRON: "off", NODE_ENV: "production", LOG_LEVEL: "info",
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: "",
+    REDIS_URL: "",
+    ADMIN_API_KEY: randomBytes(24).toString("hex"),
+    PERIODIC_CHECKS_CRON: "off",
+    NODE_ENV: "production",
+    LOG_LEVEL: "info",
     ...overrides,
   };
 }
@@ -60,10 +72,12 @@ export async function launch(env: Record<string, string>) {
   running.add(child);
   let tail = "";
   let exit: Exit | null = null;
-  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => {
-    running.delete(child);
-    resolve(exit = { code, signal });
-  }));
+  const exited = new Promise<Exit>((resolve) =>
+    child.once("exit", (code, signal) => {
+      running.delete(child);
+      resolve((exit = { code, signal }));
+    }),
+  );
   const listening = new Promise<number>((resolve) => {
     const onData = (chunk: Buffer) => {
       tail = (tail + chunk).slice(-16_000);
@@ -75,25 +89,38 @@ export async function launch(env: Record<string, string>) {
   });
 
   /** How the child stands, with the end of what it printed (an OOM shows as SIGABRT and V8's "heap out of memory"). */
-  const state = () => `${exit ? `the service EXITED (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : "the service still runs"}; its last output:\n${tail.slice(-3000)}`;
+  const state = () =>
+    `${exit ? `the service EXITED (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : "the service still runs"}; its last output:\n${tail.slice(-3000)}`;
 
   /** `work`, bounded: fails naming `what` when the child exits first, `ms` pass, or `work` fails. */
   async function guard<T>(what: string, work: Promise<T>, ms: number): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no result within ${ms} ms`)), ms); });
-    const died = exited.then((): never => { throw new Error("the process exited first"); });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no result within ${ms} ms`)), ms);
+    });
+    const died = exited.then((): never => {
+      throw new Error("the process exited first");
+    });
     try {
       return await Promise.race([work, late, died]);
     } catch (error) {
       // a refused connection usually comes just before the exit event: give it a moment to be named
       await Promise.race([exited, sleep(500)]);
       throw new Error(`${what}: ${(error as Error).message}; ${state()}`, { cause: error });
-    } finally { clearTimeout(timer); }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   const port = await guard("start", listening, 60_000);
   return {
-    child, pid: child.pid!, port, base: `http://127.0.0.1:${port}`, exited, guard, state,
+    child,
+    pid: child.pid!,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    exited,
+    guard,
+    state,
     /** null while it runs */
     exit: () => exit,
     /** SIGTERM, as a supervisor stops it; SIGKILL after 15 s */

@@ -37,7 +37,11 @@ async function startService(env: Record<string, string> = {}) {
     const answer = fetch(`${proc.base}${pathname}`, init).then(async (res) => {
       const text = await res.text();
       let parsed: unknown = text;
-      try { parsed = JSON.parse(text); } catch { /* not JSON: kept as text */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: kept as text */
+      }
       return { status: res.status, headers: res.headers, text, body: parsed };
     });
     return proc.guard(`${method} ${pathname}`, answer, ms + 5000);
@@ -59,7 +63,13 @@ async function startService(env: Record<string, string> = {}) {
   }
 
   return {
-    ...proc, dataDir, adminKey, demoKey, call, heapUsed, rss,
+    ...proc,
+    dataDir,
+    adminKey,
+    demoKey,
+    call,
+    heapUsed,
+    rss,
 
     /** The process runs, /healthz answers 200 and an authenticated read 200 (or 429: the key's budget is spent). */
     async alive() {
@@ -78,11 +88,32 @@ async function startService(env: Record<string, string> = {}) {
       const seen = { maxRss: 0, maxHeap: 0, rssSamples: 0, heapSamples: 0 };
       let watching = true;
       const loop = async (every: number, sample: () => Promise<void>) => {
-        while (watching && !proc.exit()) { await sample().catch(() => {}); await sleep(every); }
+        while (watching && !proc.exit()) {
+          await sample().catch(() => {});
+          await sleep(every);
+        }
       };
-      const loops = [loop(250, async () => { seen.maxRss = Math.max(seen.maxRss, rss()); seen.rssSamples++; })];
-      if (heapEveryMs) loops.push(loop(heapEveryMs, async () => { seen.maxHeap = Math.max(seen.maxHeap, await heapUsed()); seen.heapSamples++; }));
-      return { seen, async stop() { watching = false; await Promise.all(loops); return seen; } };
+      const loops = [
+        loop(250, async () => {
+          seen.maxRss = Math.max(seen.maxRss, rss());
+          seen.rssSamples++;
+        }),
+      ];
+      if (heapEveryMs)
+        loops.push(
+          loop(heapEveryMs, async () => {
+            seen.maxHeap = Math.max(seen.maxHeap, await heapUsed());
+            seen.heapSamples++;
+          }),
+        );
+      return {
+        seen,
+        async stop() {
+          watching = false;
+          await Promise.all(loops);
+          return seen;
+        },
+      };
     },
 
     /** POSTs a document upload; a 429 (the per-key cap on concurrent uploads) is retried after its Retry-After. */
@@ -96,7 +127,10 @@ async function startService(env: Record<string, string> = {}) {
 
     /** A new user of the demo client (or of `key`'s); its id. */
     async createUser(fields: Record<string, unknown> = {}, key = demoKey) {
-      const created = await call("POST", "/v2/users", { key, body: { first_name: "Hostile", last_name: "Load", email: `${randomUUID()}@example.com`, ...fields } });
+      const created = await call("POST", "/v2/users", {
+        key,
+        body: { first_name: "Hostile", last_name: "Load", email: `${randomUUID()}@example.com`, ...fields },
+      });
       expect(created.status, `POST /v2/users: ${created.text.slice(0, 300)}`).toBe(201);
       return created.body.user_id as string;
     },
@@ -115,7 +149,9 @@ async function startService(env: Record<string, string> = {}) {
  */
 export function useService(env: Record<string, string> = {}) {
   const started: Service[] = [];
-  afterAll(async () => { await Promise.all(started.map((s) => s.dispose())); }, 60_000);
+  afterAll(async () => {
+    await Promise.all(started.map((s) => s.dispose()));
+  }, 60_000);
   return async () => {
     const last = started.at(-1);
     if (last && !last.exit()) return last;

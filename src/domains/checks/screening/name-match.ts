@@ -50,8 +50,44 @@ export interface ParsedName {
 }
 
 const PARTICLES = new Set([
-  "al", "el", "ul", "ad", "ed", "ud", "ar", "ur", "as", "us", "at", "az", "ash", "an", "bin", "ibn", "bint", "binti",
-  "de", "del", "della", "der", "den", "di", "da", "das", "do", "dos", "du", "la", "las", "le", "les", "los", "van", "von", "y", "e",
+  "al",
+  "el",
+  "ul",
+  "ad",
+  "ed",
+  "ud",
+  "ar",
+  "ur",
+  "as",
+  "us",
+  "at",
+  "az",
+  "ash",
+  "an",
+  "bin",
+  "ibn",
+  "bint",
+  "binti",
+  "de",
+  "del",
+  "della",
+  "der",
+  "den",
+  "di",
+  "da",
+  "das",
+  "do",
+  "dos",
+  "du",
+  "la",
+  "las",
+  "le",
+  "les",
+  "los",
+  "van",
+  "von",
+  "y",
+  "e",
 ]);
 
 /** Interns words: one Word object per spelling (the watchlist shares one table across all names). */
@@ -64,7 +100,14 @@ export class WordTable {
     if (!word) {
       const [primary, alternate] = doubleMetaphone(text);
       const id = this.sign > 0 ? this.words.length : -1 - this.words.length;
-      word = { id, text, folded: fold(text), phonetic: primary === alternate ? [primary] : [primary, alternate], connective: PARTICLES.has(text), initial: text.length === 1 };
+      word = {
+        id,
+        text,
+        folded: fold(text),
+        phonetic: primary === alternate ? [primary] : [primary, alternate],
+        connective: PARTICLES.has(text),
+        initial: text.length === 1,
+      };
       this.words.push(word);
       this.byText.set(text, word);
     }
@@ -74,7 +117,11 @@ export class WordTable {
 
 /** Lower-case ASCII words: any script transliterated, accents and apostrophes dropped, hyphens split. */
 function nameWords(text: string): string[] {
-  return anyAscii(text).toLowerCase().replace(/['`’ʿʾ]/g, "").split(/[^a-z0-9]+/).filter((w) => w && !/^\d+$/.test(w));
+  return anyAscii(text)
+    .toLowerCase()
+    .replace(/['`’ʿʾ]/g, "")
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w && !/^\d+$/.test(w));
 }
 
 /** Folds spellings that transliterations of one name produce (Arabic, Cyrillic, Persian, Chinese romanisations). */
@@ -83,12 +130,26 @@ function fold(word: string): string {
     .replace(/^abd(?:ou|u|e|a|o)?(?:l|r|s|n)(?=[a-z]{3})/, "abd")
     .replace(/^ye(?=[a-z]{3})/, "e")
     .replace(/^j(?=[aeiou])/, "y")
-    .replace(/sch/g, "sh").replace(/tch/g, "ch").replace(/ph/g, "f").replace(/ck/g, "k").replace(/q/g, "k")
-    .replace(/kh/g, "h").replace(/gh/g, "g").replace(/dh/g, "d").replace(/th/g, "t").replace(/zh/g, "j").replace(/dj/g, "j")
-    .replace(/w/g, "v").replace(/x/g, "ks")
-    .replace(/ou/g, "u").replace(/oo/g, "u").replace(/ee/g, "i").replace(/(?<!^)y/g, "i")
+    .replace(/sch/g, "sh")
+    .replace(/tch/g, "ch")
+    .replace(/ph/g, "f")
+    .replace(/ck/g, "k")
+    .replace(/q/g, "k")
+    .replace(/kh/g, "h")
+    .replace(/gh/g, "g")
+    .replace(/dh/g, "d")
+    .replace(/th/g, "t")
+    .replace(/zh/g, "j")
+    .replace(/dj/g, "j")
+    .replace(/w/g, "v")
+    .replace(/x/g, "ks")
+    .replace(/ou/g, "u")
+    .replace(/oo/g, "u")
+    .replace(/ee/g, "i")
+    .replace(/(?<!^)y/g, "i")
     .replace(/(.)\1+/g, "$1")
-    .replace(/(?<=[a-z]{3})(?:off|ow)$/, "ov").replace(/(?<=[a-z]{3})(?:eff|ew)$/, "ev");
+    .replace(/(?<=[a-z]{3})(?:off|ow)$/, "ov")
+    .replace(/(?<=[a-z]{3})(?:eff|ew)$/, "ev");
 }
 
 /** Names longer than 30 words share the last bit (no listed name comes near). */
@@ -106,7 +167,13 @@ export function parseName(text: string, table = new WordTable(-1)): ParsedName {
   const real = tokens.map((t, i) => !particle[i] && !t.initial);
   const units: Unit[] = tokens.map((word, i) => ({ word, covers: [i], mask: bit(i), real: real[i]!, particle: particle[i]! }));
   const surnameFrom = words.length - surnameWords.length;
-  const joined = (from: number, to: number): Unit => ({ word: table.get(words.slice(from, to + 1).join("")), covers: range(from, to), mask: range(from, to).reduce((m, i) => m | bit(i), 0), real: true, particle: false });
+  const joined = (from: number, to: number): Unit => ({
+    word: table.get(words.slice(from, to + 1).join("")),
+    covers: range(from, to),
+    mask: range(from, to).reduce((m, i) => m | bit(i), 0),
+    real: true,
+    particle: false,
+  });
   for (let i = 0; i + 1 < words.length; i++) {
     // never across the given names / surname boundary of `SURNAME, Given` (`Kyong Su` + `Ra` is no `sura`)
     if (tokens[i]!.initial || tokens[i + 1]!.initial || (surnameWords.length && i + 1 === surnameFrom)) continue;
@@ -165,7 +232,11 @@ const weight = (name: ParsedName, i: number) => (name.particle[i] ? PARTICLE_WEI
  * `null` when fewer than two real words pair up (one, when a name has only one) or, for a listed
  * `SURNAME, Given` name, when nothing of the surname pairs.
  */
-export function alignNames(query: ParsedName, listed: ParsedName, similarity: (q: Unit, l: Unit) => number = (q, l) => tokenSimilarity(q.word, l.word)): Alignment | null {
+export function alignNames(
+  query: ParsedName,
+  listed: ParsedName,
+  similarity: (q: Unit, l: Unit) => number = (q, l) => tokenSimilarity(q.word, l.word),
+): Alignment | null {
   const candidates: { q: Unit; l: Unit; s: number }[] = [];
   for (const q of query.units)
     for (const l of listed.units) {

@@ -23,13 +23,21 @@ const TIKRITI = "7846"; // AL-TIKRITI, Abid Hamid Mahmud; DOB circa 1957; nation
 
 describe("screenPerson", () => {
   it("finds Qaddafi however his name is transliterated, in any script", () => {
-    for (const lastName of ["Qaddafi", "Gadhafi", "Kadafi", "Gaddafi", "QADHAFI", "al-Qadhafi"]) expect(against(QADHAFI, { firstName: "Muammar", lastName }).status).toBe("CONSIDER");
+    for (const lastName of ["Qaddafi", "Gadhafi", "Kadafi", "Gaddafi", "QADHAFI", "al-Qadhafi"])
+      expect(against(QADHAFI, { firstName: "Muammar", lastName }).status).toBe("CONSIDER");
     expect(against(QADHAFI, { firstName: "Муаммар", lastName: "Каддафи" }).status).toBe("CONSIDER");
   });
 
   it("rejects a strong name match whose date of birth agrees", () => {
-    expect(against(QADHAFI, { firstName: "Muammar", lastName: "Gadhafi", dateOfBirth: "1942-06-07", nationality: "LY" })).toMatchObject({ status: "REJECTED", reasons: expect.arrayContaining(["dob_year"]) });
-    expect(against(OREJUELA, { firstName: "Gilberto", middleName: "José", lastName: "Rodríguez Orejuela", dateOfBirth: "1939-01-31" })).toMatchObject({ status: "REJECTED", score: 1, reasons: ["name_exact", "dob_exact"] });
+    expect(against(QADHAFI, { firstName: "Muammar", lastName: "Gadhafi", dateOfBirth: "1942-06-07", nationality: "LY" })).toMatchObject({
+      status: "REJECTED",
+      reasons: expect.arrayContaining(["dob_year"]),
+    });
+    expect(against(OREJUELA, { firstName: "Gilberto", middleName: "José", lastName: "Rodríguez Orejuela", dateOfBirth: "1939-01-31" })).toMatchObject({
+      status: "REJECTED",
+      score: 1,
+      reasons: ["name_exact", "dob_exact"],
+    });
   });
 
   it("survives typos, accents, case, reordered and missing middle names", () => {
@@ -61,7 +69,10 @@ describe("screenPerson", () => {
 
   it("uses a weak alias only together with an agreeing date of birth", () => {
     expect(against(AL_MASRI, { firstName: "Abu", lastName: "Hafs" }).status).toBe("CLEAR");
-    expect(against(AL_MASRI, { firstName: "Abu", lastName: "Hafs", dateOfBirth: "1956-05-05" })).toMatchObject({ status: "CONSIDER", reasons: expect.arrayContaining(["weak_alias", "dob_year"]) });
+    expect(against(AL_MASRI, { firstName: "Abu", lastName: "Hafs", dateOfBirth: "1956-05-05" })).toMatchObject({
+      status: "CONSIDER",
+      reasons: expect.arrayContaining(["weak_alias", "dob_year"]),
+    });
   });
 
   it("leaves common unlisted names clear, also those sharing a word with listed names", () => {

@@ -96,7 +96,7 @@ function compareNationality(nationality: string | null | undefined, entry: Watch
 export function screenPerson(person: PersonToScreen, watchlist: Watchlist): ScreeningResult {
   const query = parseName([person.firstName, person.middleName, person.lastName].filter(Boolean).join(" "));
   const similar = similarWords(query, watchlist);
-  const similarity = (q: Unit, l: Unit) => (q.real && l.real ? similar.get(q)?.get(l.word.id) ?? 0 : tokenSimilarity(q.word, l.word));
+  const similarity = (q: Unit, l: Unit) => (q.real && l.real ? (similar.get(q)?.get(l.word.id) ?? 0) : tokenSimilarity(q.word, l.word));
   const best = new Map<WatchlistEntry, ScreeningMatch>();
   const queryWords = realWords(query);
   for (const [at, pairedWords] of candidates(query, similar, watchlist)) {
@@ -125,7 +125,15 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
       ...(dob === "unknown" ? [] : [`dob_${dob}`]),
       ...(nationality === "unknown" ? [] : [`nationality_${nationality}`]),
     ];
-    const match: ScreeningMatch = { entryId: entry.id, name: entry.names[0]!.text, matchedName: listed.text, score, reasons, programs: entry.programs, status: strong ? "REJECTED" : "CONSIDER" };
+    const match: ScreeningMatch = {
+      entryId: entry.id,
+      name: entry.names[0]!.text,
+      matchedName: listed.text,
+      score,
+      reasons,
+      programs: entry.programs,
+      status: strong ? "REJECTED" : "CONSIDER",
+    };
     const previous = best.get(entry);
     if (!previous || rankOf(match) > rankOf(previous)) best.set(entry, match);
   }
@@ -160,7 +168,9 @@ function similarWords(query: ParsedName, watchlist: Watchlist): Map<Unit, Map<nu
 /** Names holding similar words for at least two of the person's words (one, for a one-word name). */
 /** `[name index, how many of the person's words have a similar word in it]` */
 function candidates(query: ParsedName, similar: Map<Unit, Map<number, number>>, watchlist: Watchlist): [number, number][] {
-  const { scratch: { hits } } = watchlist;
+  const {
+    scratch: { hits },
+  } = watchlist;
   const touched: number[] = [];
   for (const [unit, words] of similar) {
     let bits = 0;
@@ -181,4 +191,8 @@ function candidates(query: ParsedName, similar: Map<Unit, Map<number, number>>, 
   return out;
 }
 
-const popcount = (n: number) => { let c = 0; for (; n; n &= n - 1) c++; return c; };
+const popcount = (n: number) => {
+  let c = 0;
+  for (; n; n &= n - 1) c++;
+  return c;
+};

@@ -9,10 +9,16 @@ const individual = (id: string, name: string, remarks: string) => row([id, name,
 describe("SDN parser", () => {
   it("reads an individual's names, weak aliases, dates of birth and nationalities", () => {
     const [entry] = parseSdnCsv(
-      individual("1", "AL-MASRI, Abu Hafs", "DOB 10 Dec 1948; alt. DOB 1950; alt. DOB circa 1955; alt. DOB 1960 to 1962; alt. DOB Mar 1970; POB Cairo, Egypt; nationality Egypt; alt. nationality Korea, North; citizen Burma; a.k.a. 'ABU HAFS'; f.k.a. 'ABU-'UMAR'; a.k.a. 'DOCTOR M.R.O.'.") + "\r\n",
+      individual(
+        "1",
+        "AL-MASRI, Abu Hafs",
+        "DOB 10 Dec 1948; alt. DOB 1950; alt. DOB circa 1955; alt. DOB 1960 to 1962; alt. DOB Mar 1970; POB Cairo, Egypt; nationality Egypt; alt. nationality Korea, North; citizen Burma; a.k.a. 'ABU HAFS'; f.k.a. 'ABU-'UMAR'; a.k.a. 'DOCTOR M.R.O.'.",
+      ) + "\r\n",
     );
     expect(entry).toMatchObject({
-      id: "1", type: "individual", programs: ["SDGT", "IRAN"],
+      id: "1",
+      type: "individual",
+      programs: ["SDGT", "IRAN"],
       names: [
         { text: "AL-MASRI, Abu Hafs", kind: "primary", weak: false, surname: "AL-MASRI" },
         { text: "ABU HAFS", kind: "aka", weak: true },
@@ -39,13 +45,19 @@ describe("SDN parser", () => {
   });
 
   it("maps OFAC's country words to ISO alpha-2", () => {
-    expect(["Russia", "Iran", "Syria", "Korea, North", "Burma", "Palestinian", "Congo, Democratic Republic of the", "United Kingdom", "GB", "DEU"].map(countryCode))
-      .toEqual(["RU", "IR", "SY", "KP", "MM", "PS", "CD", "GB", "GB", "DE"]);
+    expect(
+      ["Russia", "Iran", "Syria", "Korea, North", "Burma", "Palestinian", "Congo, Democratic Republic of the", "United Kingdom", "GB", "DEU"].map(countryCode),
+    ).toEqual(["RU", "IR", "SY", "KP", "MM", "PS", "CD", "GB", "GB", "DE"]);
     expect(countryCode("Yugoslavia")).toBeNull();
   });
 
   it("tells entities, vessels and aircraft from individuals", () => {
-    const entries = parseSdnCsv([row(["2", "BANCO NACIONAL DE CUBA", "", "CUBA", "", "", "", "", "", "", "", "a.k.a. 'BNC'."]), row(["3", "SEA STAR", "vessel", "IRAN", "", "", "", "", "", "", "", ""])].join("\n"));
+    const entries = parseSdnCsv(
+      [
+        row(["2", "BANCO NACIONAL DE CUBA", "", "CUBA", "", "", "", "", "", "", "", "a.k.a. 'BNC'."]),
+        row(["3", "SEA STAR", "vessel", "IRAN", "", "", "", "", "", "", "", ""]),
+      ].join("\n"),
+    );
     expect(entries.map((e) => e.type)).toEqual(["entity", "vessel"]);
   });
 
@@ -63,6 +75,9 @@ describe("SDN parser", () => {
     expect(individuals.filter((e) => e.birthDates.length).length).toBe(6_736);
     // every DOB remark of the file parses
     expect(entries.reduce((n, e) => n + e.birthDates.length, 0)).toBe(readFileSync(SHIPPED_WATCHLIST, "utf8").match(/DOB [^;"]+/g)!.length);
-    expect(entries.find((e) => e.id === "12606")).toMatchObject({ names: [{ text: "QADHAFI, Muammar" }], birthDates: [{ from: "1942-01-01", to: "1942-12-31" }] });
+    expect(entries.find((e) => e.id === "12606")).toMatchObject({
+      names: [{ text: "QADHAFI, Muammar" }],
+      birthDates: [{ from: "1942-01-01", to: "1942-12-31" }],
+    });
   });
 });

@@ -48,7 +48,10 @@ const TYPES: Record<string, EntryType> = { individual: "individual", vessel: "ve
 /** Parses the whole file; throws WatchlistFormatError naming the first bad line. */
 export function parseSdnCsv(text: string): WatchlistEntry[] {
   const steps = parseSdnSteps(text);
-  for (;;) { const step = steps.next(); if (step.done) return step.value; }
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 const SLICE = 32 * 1024;
@@ -61,11 +64,13 @@ export function* parseSdnSteps(text: string): Generator<void, WatchlistEntry[]> 
   const body = text.replace(/\x1a\s*$/, "");
   const parser = parse({ relax_column_count: true, skip_empty_lines: true, trim: false, bom: true });
   let failure: Error | null = null;
-  parser.on("error", (error: Error) => { failure = error; });
+  parser.on("error", (error: Error) => {
+    failure = error;
+  });
   const entries: WatchlistEntry[] = [];
   const take = () => {
     if (failure) throw new WatchlistFormatError(`not a readable CSV file: ${(failure as Error).message}`);
-    for (let cells: string[] | null; (cells = parser.read() as string[] | null);) {
+    for (let cells: string[] | null; (cells = parser.read() as string[] | null); ) {
       const line = entries.length + 1;
       if (cells.length !== COLUMNS) throw new WatchlistFormatError(`line ${line}: expected ${COLUMNS} columns (sdn.csv), found ${cells.length}`);
       entries.push(parseRow(cells.map(cell), line));
@@ -86,17 +91,38 @@ const cell = (value: string) => (value.trim() === EMPTY ? "" : value.trim());
 function parseRow([entNum, name, type, program, , , , , , , , remarks]: string[], line: number): WatchlistEntry {
   const entryType = TYPES[type!.toLowerCase()];
   if (!/^\d+$/.test(entNum!) || !name || !entryType) throw new WatchlistFormatError(`line ${line}: not an SDN row (ent_num, SDN_Name, SDN_Type)`);
-  const primary: ListedName = { text: name, kind: "primary", weak: false, ...(entryType === "individual" && name.includes(",") ? { surname: name.split(",")[0]!.trim() } : {}) };
+  const primary: ListedName = {
+    text: name,
+    kind: "primary",
+    weak: false,
+    ...(entryType === "individual" && name.includes(",") ? { surname: name.split(",")[0]!.trim() } : {}),
+  };
   const entry: WatchlistEntry = {
-    id: entNum!, type: entryType, programs: program ? program.split(/\]\s*\[/).map((p) => p.trim()).filter(Boolean) : [],
-    names: [primary], birthDates: [], nationalities: [], unresolvedCountries: [],
+    id: entNum!,
+    type: entryType,
+    programs: program
+      ? program
+          .split(/\]\s*\[/)
+          .map((p) => p.trim())
+          .filter(Boolean)
+      : [],
+    names: [primary],
+    birthDates: [],
+    nationalities: [],
+    unresolvedCountries: [],
   };
   const citizenships: string[] = [];
   for (const part of splitRemarks(remarks!)) {
     const alias = /^([afn])\.k\.a\.\s+'(.*)'$/.exec(part);
     if (alias) {
       const text = alias[2]!.trim();
-      if (text) entry.names.push({ text, kind: `${alias[1]}ka` as ListedName["kind"], weak: true, ...(entryType === "individual" && /^[^,]+, [^,]+$/.test(text) ? { surname: text.split(",")[0]!.trim() } : {}) });
+      if (text)
+        entry.names.push({
+          text,
+          kind: `${alias[1]}ka` as ListedName["kind"],
+          weak: true,
+          ...(entryType === "individual" && /^[^,]+, [^,]+$/.test(text) ? { surname: text.split(",")[0]!.trim() } : {}),
+        });
       continue;
     }
     const dob = /^(?:alt\.\s+)?DOB\s+(.+)$/.exec(part);
@@ -119,7 +145,10 @@ function parseRow([entNum, name, type, program, , , , , , , , remarks]: string[]
 /** `a; b; a.k.a. 'X'.` → parts without the final period; a period inside a quoted alias is kept. */
 function splitRemarks(remarks: string): string[] {
   if (!remarks) return [];
-  return remarks.split(/;\s*/).map((p) => p.trim().replace(/(?<=')\.$|(?<!')\.$/, "")).filter(Boolean);
+  return remarks
+    .split(/;\s*/)
+    .map((p) => p.trim().replace(/(?<=')\.$|(?<!')\.$/, ""))
+    .filter(Boolean);
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -158,13 +187,41 @@ export function parseBirthDate(text: string): BirthDate | null {
 
 /** OFAC's country words that i18n-iso-countries does not know by their English name. */
 const OFAC_COUNTRIES: Record<string, string> = {
-  "korea, north": "KP", "korea, south": "KR", burma: "MM", syria: "SY", palestinian: "PS", "possibly palestinian": "PS",
-  "region: gaza": "PS", "region: west bank": "PS", "west bank": "PS", "congo, democratic republic of the": "CD",
-  "congo, republic of the": "CG", "north macedonia, the republic of": "MK", "cabo verde": "CV", moldova: "MD", laos: "LA",
-  "cote d ivoire": "CI", "cote d'ivoire": "CI", "the bahamas": "BS", "bahamas, the": "BS", "gambia, the": "GM",
-  "micronesia, federated states of": "FM", "russian federation": "RU", "venezuela": "VE", "bolivia": "BO", iran: "IR",
-  "vietnam": "VN", "brunei": "BN", "macau": "MO", "turkey": "TR", "tanzania": "TZ", "sudan": "SD", "eswatini": "SZ",
-  "holy see": "VA", "st. kitts and nevis": "KN", "saint kitts and nevis": "KN",
+  "korea, north": "KP",
+  "korea, south": "KR",
+  burma: "MM",
+  syria: "SY",
+  palestinian: "PS",
+  "possibly palestinian": "PS",
+  "region: gaza": "PS",
+  "region: west bank": "PS",
+  "west bank": "PS",
+  "congo, democratic republic of the": "CD",
+  "congo, republic of the": "CG",
+  "north macedonia, the republic of": "MK",
+  "cabo verde": "CV",
+  moldova: "MD",
+  laos: "LA",
+  "cote d ivoire": "CI",
+  "cote d'ivoire": "CI",
+  "the bahamas": "BS",
+  "bahamas, the": "BS",
+  "gambia, the": "GM",
+  "micronesia, federated states of": "FM",
+  "russian federation": "RU",
+  venezuela: "VE",
+  bolivia: "BO",
+  iran: "IR",
+  vietnam: "VN",
+  brunei: "BN",
+  macau: "MO",
+  turkey: "TR",
+  tanzania: "TZ",
+  sudan: "SD",
+  eswatini: "SZ",
+  "holy see": "VA",
+  "st. kitts and nevis": "KN",
+  "saint kitts and nevis": "KN",
 };
 
 export function countryCode(text: string): string | null {

@@ -48,7 +48,9 @@ describe("screening test set", () => {
   it("leaves at most 1 % of unlisted common names flagged", () => {
     const hits = unlisted.map((c) => [c, screenPerson(c.person, watchlist)] as const).filter(([, r]) => r.status !== "CLEAR");
     const rate = hits.length / unlisted.length;
-    console.log(`screening false hits ${(rate * 100).toFixed(2)} % (${hits.length}/${unlisted.length}; ${unlisted.filter((c) => c.sharesListedWord).length} share a word with a listed name)`);
+    console.log(
+      `screening false hits ${(rate * 100).toFixed(2)} % (${hits.length}/${unlisted.length}; ${unlisted.filter((c) => c.sharesListedWord).length} share a word with a listed name)`,
+    );
     if (hits.length) console.log(`flagged:\n${hits.map(([c, r]) => describeMiss(c, r)).join("\n")}`);
     expect(unlisted.length).toBeGreaterThanOrEqual(300);
     expect(rate).toBeLessThanOrEqual(0.01);

@@ -30,10 +30,16 @@ describe("watchlist import", () => {
     const dataDir = path.join(dir, "cli-data");
     const file = await write("sdn-2024-06-01.csv", shipped.replace(/\x1a\s*$/, "") + NEW_ENTRY);
     const { stdout } = await promisify(execFile)("node", ["--import", "tsx", "src/cli/main.ts", "watchlist", "import", file], {
-      cwd: root, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "test" },
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", NODE_ENV: "test" },
     });
     const out = JSON.parse(stdout);
-    expect(out).toMatchObject({ version: expect.stringMatching(/^ofac-sdn-2024-06-01\+[0-9a-f]{12}$/), published_on: "2024-06-01", individuals: 6_855, replaced: SHIPPED_WATCHLIST });
+    expect(out).toMatchObject({
+      version: expect.stringMatching(/^ofac-sdn-2024-06-01\+[0-9a-f]{12}$/),
+      published_on: "2024-06-01",
+      individuals: 6_855,
+      replaced: SHIPPED_WATCHLIST,
+    });
     expect(await currentWatchlistFile(dataDir)).toBe(path.join(dataDir, "sanctions", "ofac-sdn-2024-06-01.csv"));
     // the CLI's umask: what it writes under DATA_DIR is the service account's alone
     for (const made of [dataDir, path.join(dataDir, "sanctions"), path.join(dataDir, "sanctions", "ofac-sdn-2024-06-01.csv")])
@@ -48,7 +54,11 @@ describe("watchlist import", () => {
 
   it("refuses a file that is not an SDN list, an older list and a truncated one, writing nothing", async () => {
     const dataDir = path.join(dir, "refused");
-    const refusal = (file: string, date?: string) => importWatchlistFile(file, dataDir, date).then(() => null, (e) => e.fields?.[0]?.message as string);
+    const refusal = (file: string, date?: string) =>
+      importWatchlistFile(file, dataDir, date).then(
+        () => null,
+        (e) => e.fields?.[0]?.message as string,
+      );
     expect(await refusal(await write("users-2024-07-01.csv", "id,name\n1,Ann\n"))).toMatch(/^Not an OFAC SDN list/);
     expect(await refusal(await write("sdn-2023-01-01.csv", shipped))).toMatch(/from 2024-05-03; import a newer one/);
     expect(await refusal(await write("sdn-undated.csv", shipped))).toMatch(/publication date/);

@@ -43,7 +43,9 @@ export interface WatchlistImport {
  * is not newer than the current one, or lists far fewer individuals; writes nothing then.
  */
 export async function importWatchlistFile(file: string, dataDir: string, publishedOn?: string): Promise<WatchlistImport> {
-  const text = await readFile(file, "utf8").catch(() => { throw fileError(`Cannot read ${path.basename(file)}.`); });
+  const text = await readFile(file, "utf8").catch(() => {
+    throw fileError(`Cannot read ${path.basename(file)}.`);
+  });
   const date = publishedOn ?? /(\d{4}-\d{2}-\d{2})/.exec(path.basename(file))?.[1];
   if (!date || Number.isNaN(Date.parse(date))) throw fileError("Name the file with its publication date (ofac-sdn-YYYY-MM-DD.csv) or pass --date YYYY-MM-DD.");
   const target = path.join(dataDir, "sanctions", `ofac-sdn-${date}.csv`);

@@ -122,7 +122,10 @@ function keyHash(key: string): number {
 /** Parses an SDN file's text and indexes it; throws WatchlistFormatError for a file that is not one. */
 export function buildWatchlist(text: string, fileName: string): Watchlist {
   const steps = buildSteps(text, fileName);
-  for (;;) { const step = steps.next(); if (step.done) return step.value; }
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /** The same, a slice at a time, each on its own turn of the event loop (seconds of CPU, never in one block). */
@@ -152,7 +155,11 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
       if (realWords(parsed) === 0 || (listed.weak && realWords(parsed) < 2)) continue;
       const at = names.push({ entry, listed }) - 1;
       const seen = new Set<number>();
-      for (const { word, real } of parsed.units) if (real && !seen.has(word.id)) { seen.add(word.id); nameOfWord.push(word.id, at); }
+      for (const { word, real } of parsed.units)
+        if (real && !seen.has(word.id)) {
+          seen.add(word.id);
+          nameOfWord.push(word.id, at);
+        }
     }
     if (++done % PER_SLICE === 0) yield;
   }
@@ -187,8 +194,20 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   const publishedOn = /(\d{4}-\d{2}-\d{2})/.exec(base)?.[1] ?? null;
   return {
     version: { id: `${base.replace(/\.csv$/i, "")}+${sha256.slice(0, 12)}`, source: "OFAC-SDN", fileName: base, publishedOn, sha256 },
-    entries: individuals, names, vocabulary, keys, wordsByKey, namesByWord,
-    stats: { entries: entries.length, individuals: individuals.length, names: names.length, words: vocabulary.words.length, keys: keys.length, buildMs: Math.round(performance.now() - started) },
+    entries: individuals,
+    names,
+    vocabulary,
+    keys,
+    wordsByKey,
+    namesByWord,
+    stats: {
+      entries: entries.length,
+      individuals: individuals.length,
+      names: names.length,
+      words: vocabulary.words.length,
+      keys: keys.length,
+      buildMs: Math.round(performance.now() - started),
+    },
     scratch: { hits: new Uint32Array(names.length), seen: new Int32Array(vocabulary.words.length), stamp: 0 },
   };
 }

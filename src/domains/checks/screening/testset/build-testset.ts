@@ -54,27 +54,84 @@ const shuffle = <T>(xs: T[]): T[] => {
 };
 
 /** as a person types a listed name: `As'ad` → `asad`, `AL-MASRI` → `al masri` */
-const words = (s: string) => anyAscii(s).toLowerCase().replace(/'/g, "").split(/[^a-z]+/).filter(Boolean);
+const words = (s: string) =>
+  anyAscii(s)
+    .toLowerCase()
+    .replace(/'/g, "")
+    .split(/[^a-z]+/)
+    .filter(Boolean);
 const title = (s: string) => s.toLowerCase().replace(/(^|[\s-'])([a-z])/g, (_, a, b) => a + b.toUpperCase());
 
 // ── variants of a listed name ──────────────────────────────────────────────
 
 /** Whole-word spellings of one Arabic/Persian/Russian name, any of which is a transliteration of another. */
 const SPELLINGS = [
-  ["muhammad", "mohammed", "mohamed", "mohammad", "muhammed", "mohamad"], ["ahmad", "ahmed"], ["hussein", "husayn", "hussain", "husein"],
-  ["hassan", "hasan"], ["hossein", "hosein", "husayn"], ["usama", "osama"], ["umar", "omar"], ["yusuf", "youssef", "yousef", "yusef"],
-  ["abdallah", "abdullah", "abdulla"], ["khalid", "khaled"], ["said", "saeed", "sayed"], ["ibrahim", "ebrahim"], ["mustafa", "mostafa", "moustafa"],
-  ["mahmud", "mahmoud"], ["hamid", "hamed"], ["qasim", "kasim", "qassem"], ["abd", "abdul", "abdel"], ["ali", "aly"], ["reza", "riza"],
-  ["sergey", "sergei", "serguei"], ["andrey", "andrei"], ["aleksandr", "alexander", "aleksander"], ["aleksey", "alexey", "alexei"],
-  ["dmitry", "dmitriy", "dmitri"], ["yury", "yuri", "iouri"], ["nikolay", "nikolai"], ["mikhail", "mikhael"], ["yevgeny", "evgeny", "evgeniy"],
-  ["vladimirovich", "vladimirovitch"], ["jose", "josé"], ["qadhafi", "gaddafi", "kadafi", "qaddafi"], ["yahya", "yehia"], ["abu", "abou"],
-  ["jamal", "gamal"], ["faisal", "faysal"], ["nasser", "nasir", "naser"], ["abdulrahman", "abdurrahman"], ["rahman", "rehman"],
+  ["muhammad", "mohammed", "mohamed", "mohammad", "muhammed", "mohamad"],
+  ["ahmad", "ahmed"],
+  ["hussein", "husayn", "hussain", "husein"],
+  ["hassan", "hasan"],
+  ["hossein", "hosein", "husayn"],
+  ["usama", "osama"],
+  ["umar", "omar"],
+  ["yusuf", "youssef", "yousef", "yusef"],
+  ["abdallah", "abdullah", "abdulla"],
+  ["khalid", "khaled"],
+  ["said", "saeed", "sayed"],
+  ["ibrahim", "ebrahim"],
+  ["mustafa", "mostafa", "moustafa"],
+  ["mahmud", "mahmoud"],
+  ["hamid", "hamed"],
+  ["qasim", "kasim", "qassem"],
+  ["abd", "abdul", "abdel"],
+  ["ali", "aly"],
+  ["reza", "riza"],
+  ["sergey", "sergei", "serguei"],
+  ["andrey", "andrei"],
+  ["aleksandr", "alexander", "aleksander"],
+  ["aleksey", "alexey", "alexei"],
+  ["dmitry", "dmitriy", "dmitri"],
+  ["yury", "yuri", "iouri"],
+  ["nikolay", "nikolai"],
+  ["mikhail", "mikhael"],
+  ["yevgeny", "evgeny", "evgeniy"],
+  ["vladimirovich", "vladimirovitch"],
+  ["jose", "josé"],
+  ["qadhafi", "gaddafi", "kadafi", "qaddafi"],
+  ["yahya", "yehia"],
+  ["abu", "abou"],
+  ["jamal", "gamal"],
+  ["faisal", "faysal"],
+  ["nasser", "nasir", "naser"],
+  ["abdulrahman", "abdurrahman"],
+  ["rahman", "rehman"],
 ];
 /** Letter-level rules seen between romanisations; applied to one word when no whole-word spelling fits. */
 const RULES: [RegExp, string][] = [
-  [/ou/, "u"], [/u(?=[^aeiou])/, "ou"], [/q/, "k"], [/kh/, "h"], [/y$/, "i"], [/iy$/, "y"], [/ov$/, "off"], [/ev$/, "yev"],
-  [/ch/, "tch"], [/sh/, "sch"], [/ks/, "x"], [/x/, "ks"], [/ph/, "f"], [/w/, "v"], [/v/, "w"], [/ai/, "ay"], [/ei/, "ey"],
-  [/dh/, "d"], [/th/, "t"], [/ee/, "i"], [/i(?=[^aeiou])/, "ee"], [/yu/, "iu"], [/ya/, "ia"], [/j/, "dj"], [/zh/, "j"],
+  [/ou/, "u"],
+  [/u(?=[^aeiou])/, "ou"],
+  [/q/, "k"],
+  [/kh/, "h"],
+  [/y$/, "i"],
+  [/iy$/, "y"],
+  [/ov$/, "off"],
+  [/ev$/, "yev"],
+  [/ch/, "tch"],
+  [/sh/, "sch"],
+  [/ks/, "x"],
+  [/x/, "ks"],
+  [/ph/, "f"],
+  [/w/, "v"],
+  [/v/, "w"],
+  [/ai/, "ay"],
+  [/ei/, "ey"],
+  [/dh/, "d"],
+  [/th/, "t"],
+  [/ee/, "i"],
+  [/i(?=[^aeiou])/, "ee"],
+  [/yu/, "iu"],
+  [/ya/, "ia"],
+  [/j/, "dj"],
+  [/zh/, "j"],
 ];
 
 function transliterate(ws: string[]): string[] | null {
@@ -84,8 +141,7 @@ function transliterate(ws: string[]): string[] | null {
     if (group) return ws.map((w, j) => (j === i ? pick(group.filter((s) => s !== w)) : w));
   }
   for (const i of order)
-    for (const [re, to] of shuffle([...RULES]))
-      if (ws[i]!.length >= 4 && re.test(ws[i]!)) return ws.map((w, j) => (j === i ? w.replace(re, to) : w));
+    for (const [re, to] of shuffle([...RULES])) if (ws[i]!.length >= 4 && re.test(ws[i]!)) return ws.map((w, j) => (j === i ? w.replace(re, to) : w));
   return null;
 }
 
@@ -104,21 +160,47 @@ function typo(ws: string[]): string[] | null {
   return ws.map((x, j) => (j === at ? out : x));
 }
 
-const ACCENTS: Record<string, string[]> = { a: ["á", "à", "â", "ä"], e: ["é", "è", "ê"], i: ["í", "ï"], o: ["ó", "ö", "ô"], u: ["ú", "ü"], n: ["ñ"], c: ["ç"], s: ["ş"] };
+const ACCENTS: Record<string, string[]> = {
+  a: ["á", "à", "â", "ä"],
+  e: ["é", "è", "ê"],
+  i: ["í", "ï"],
+  o: ["ó", "ö", "ô"],
+  u: ["ú", "ü"],
+  n: ["ñ"],
+  c: ["ç"],
+  s: ["ş"],
+};
 function accents(ws: string[]): string[] {
   return ws.map((w) => [...w].map((c) => (ACCENTS[c] && chance(0.25) ? pick(ACCENTS[c]!) : c)).join(""));
 }
 
 const casing = (s: string) => pick([(x: string) => x.toUpperCase(), (x: string) => x.toLowerCase(), title])(s);
 
-interface Split { given: string[]; surname: string[] }
+interface Split {
+  given: string[];
+  surname: string[];
+}
 
 function splitListed(text: string): Split {
   const [surname, given = ""] = text.split(/,(.*)/s);
   return { given: words(given), surname: words(surname!) };
 }
 
-const VARIANTS = ["exact", "case", "typo", "transliteration", "reordered", "missing-middle", "accents", "glued", "typo+missing-middle", "transliteration+reordered", "extra-middle", "typo+accents", "alias"] as const;
+const VARIANTS = [
+  "exact",
+  "case",
+  "typo",
+  "transliteration",
+  "reordered",
+  "missing-middle",
+  "accents",
+  "glued",
+  "typo+missing-middle",
+  "transliteration+reordered",
+  "extra-middle",
+  "typo+accents",
+  "alias",
+] as const;
 /** middle names people add that the list does not carry */
 const EXTRA_MIDDLE = ["maria", "jose", "ali", "john", "anne", "kumar", "lee", "ahmed", "marie", "alexander"];
 
@@ -144,7 +226,8 @@ function variantOf(kind: (typeof VARIANTS)[number], entry: WatchlistEntry): { fi
     }
     if (step === "missing-middle") {
       if (given.length >= 2) given = given.slice(0, 1);
-      else if (surname.length >= 2 && !/^(al|el|ad|as|ash|de|del|della|di|da|dos|do|du|la|le|van|von|bin|ben|abu|ibn)$/.test(surname[0]!)) surname = surname.slice(0, 1);
+      else if (surname.length >= 2 && !/^(al|el|ad|as|ash|de|del|della|di|da|dos|do|du|la|le|van|von|bin|ben|abu|ibn)$/.test(surname[0]!))
+        surname = surname.slice(0, 1);
       else return null;
     }
     if (step === "reordered") swap = true;
@@ -187,18 +270,35 @@ function listedCases(entries: WatchlistEntry[]): TestCase[] {
     if (out.length >= LISTED) break;
     // the variant whose turn it is, else the next one this name allows (not every name has a middle name or an alias)
     const turn = out.length % VARIANTS.length;
-    const variant = VARIANTS.map((_, k) => VARIANTS[(turn + k) % VARIANTS.length]!).reduce<ReturnType<typeof variantOf>>((found, kind) => found ?? variantOf(kind, entry), null);
+    const variant = VARIANTS.map((_, k) => VARIANTS[(turn + k) % VARIANTS.length]!).reduce<ReturnType<typeof variantOf>>(
+      (found, kind) => found ?? variantOf(kind, entry),
+      null,
+    );
     if (!variant) continue;
     // a conflicting date of birth only with the whole name as listed (exact, case, accents, order):
     // a re-spelt or partial name with another person's date of birth is another person
     const respelt = !/^(exact|case|accents|reordered)$/.test(variant.kind);
-    const dob: TestCase["dob"] = !entry.birthDates.length ? "absent" : variant.kind === "alias" ? "agree" : pick(respelt ? ["agree", "absent"] : ["agree", "absent", "conflict"]);
+    const dob: TestCase["dob"] = !entry.birthDates.length
+      ? "absent"
+      : variant.kind === "alias"
+        ? "agree"
+        : pick(respelt ? ["agree", "absent"] : ["agree", "absent", "conflict"]);
     const nationality: TestCase["nationality"] = !entry.nationalities.length ? "absent" : pick(["agree", "agree", "absent", "conflict"]);
     const dateOfBirth = dobFor(entry, dob);
     const country = nationalityFor(entry, nationality);
     out.push({
-      id: `listed-${out.length + 1}`, entryId: entry.id, variant: variant.kind, dob: dateOfBirth ? dob : "absent", nationality: country ? nationality : "absent",
-      person: { firstName: variant.first, ...(variant.middle ? { middleName: variant.middle } : {}), lastName: variant.last, ...(dateOfBirth ? { dateOfBirth } : {}), ...(country ? { nationality: country } : {}) },
+      id: `listed-${out.length + 1}`,
+      entryId: entry.id,
+      variant: variant.kind,
+      dob: dateOfBirth ? dob : "absent",
+      nationality: country ? nationality : "absent",
+      person: {
+        firstName: variant.first,
+        ...(variant.middle ? { middleName: variant.middle } : {}),
+        lastName: variant.last,
+        ...(dateOfBirth ? { dateOfBirth } : {}),
+        ...(country ? { nationality: country } : {}),
+      },
     });
   }
   return out;
@@ -245,13 +345,25 @@ function unlistedCases(entries: WatchlistEntry[]): { cases: TestCase[]; excluded
         excluded.push(full);
         continue;
       }
-      const dateOfBirth = chance(0.8) ? new Date(Date.UTC(1950 + Math.floor(random() * 55), Math.floor(random() * 12), 1 + Math.floor(random() * 28))).toISOString().slice(0, 10) : undefined;
+      const dateOfBirth = chance(0.8)
+        ? new Date(Date.UTC(1950 + Math.floor(random() * 55), Math.floor(random() * 12), 1 + Math.floor(random() * 28))).toISOString().slice(0, 10)
+        : undefined;
       const nationality = chance(0.8) ? pick(culture.countries) : undefined;
       made++;
       cases.push({
-        id: `unlisted-${culture.name}-${made}`, entryId: null, variant: culture.name, dob: dateOfBirth ? "agree" : "absent", nationality: nationality ? "agree" : "absent",
+        id: `unlisted-${culture.name}-${made}`,
+        entryId: null,
+        variant: culture.name,
+        dob: dateOfBirth ? "agree" : "absent",
+        nationality: nationality ? "agree" : "absent",
         sharesListedWord: sharesWord(words(full)),
-        person: { firstName: first, ...(middle ? { middleName: middle } : {}), lastName: last, ...(dateOfBirth ? { dateOfBirth } : {}), ...(nationality ? { nationality } : {}) },
+        person: {
+          firstName: first,
+          ...(middle ? { middleName: middle } : {}),
+          lastName: last,
+          ...(dateOfBirth ? { dateOfBirth } : {}),
+          ...(nationality ? { nationality } : {}),
+        },
       });
     }
   }
@@ -268,8 +380,20 @@ const count = (xs: TestCase[], f: (c: TestCase) => string) => {
   for (const c of xs) counts[f(c)] = (counts[f(c)] ?? 0) + 1;
   return counts;
 };
-console.log(JSON.stringify({
-  listed: listed.length, variants: count(listed, (c) => c.variant), dob: count(listed, (c) => c.dob), nationality: count(listed, (c) => c.nationality),
-  unlisted: unlisted.length, cultures: count(unlisted, (c) => c.variant), sharesListedWord: unlisted.filter((c) => c.sharesListedWord).length,
-  excludedAsSpellingsOfListedNames: excluded.length, excludedExamples: excluded.slice(0, 30),
-}, null, 1));
+console.log(
+  JSON.stringify(
+    {
+      listed: listed.length,
+      variants: count(listed, (c) => c.variant),
+      dob: count(listed, (c) => c.dob),
+      nationality: count(listed, (c) => c.nationality),
+      unlisted: unlisted.length,
+      cultures: count(unlisted, (c) => c.variant),
+      sharesListedWord: unlisted.filter((c) => c.sharesListedWord).length,
+      excludedAsSpellingsOfListedNames: excluded.length,
+      excludedExamples: excluded.slice(0, 30),
+    },
+    null,
+    1,
+  ),
+);
