@@ -10,6 +10,9 @@ export const redisPrefix = async (given: string | undefined, db: Db) => given ??
 
 export async function deploymentId(db: Db): Promise<string> {
   const oldest = () => db.deployment.findFirst({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  const row = (await oldest()) ?? (await db.deployment.create({ data: {} }), await oldest());
-  return row!.id;
+  const found = await oldest();
+  if (found) return found.id;
+  // two instances starting together may each create one: both then take the oldest
+  await db.deployment.create({ data: {} });
+  return (await oldest())!.id;
 }

@@ -37,7 +37,7 @@ type Claimable = Pick<OutboxEvent, "id" | "type" | "clientId">;
  */
 export type OutboxConsumer = {
   writesFor?(event: Claimable): boolean;
-  consume(tx: Tx, events: OutboxEvent[]): Promise<(() => void) | void>;
+  consume(tx: Tx, events: OutboxEvent[]): Promise<(() => void) | undefined>;
 };
 
 export type Outbox = ReturnType<typeof createOutbox>;
