@@ -248,7 +248,7 @@ describe("graphql-ws and SSE under hostile messages", () => {
       { numRuns: runs, seed, verbose: 1 },
     );
     await within(
-      "no SSE slot outlives its stream",
+      `no SSE slot outlives its stream (replay: FUZZ_SEED=${seed})`,
       () => t.app.live.held(),
       (n) => n === 0,
       5000,
