@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../test/helpers/app.js";
 import { hotStatementNames } from "./prepared-statements.js";
 
 describe("names of hot statements", () => {
@@ -23,5 +24,23 @@ describe("names of hot statements", () => {
     counting("z"); // x and y forgotten when z came
     expect(counting("x")).toBeUndefined();
     expect(counting("z")).toMatch(/^og_/);
+  });
+});
+
+describe.runIf(!!process.env.DATABASE_URL)("hot statements on PostgreSQL", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("postgres", { JOBS: "0" });
+  });
+  afterAll(() => t?.stop());
+
+  it("are prepared on the connection once sent three times through Prisma's adapter", async () => {
+    const text = "select $1::int + 1 as n";
+    // one transaction: one connection, whose prepared statements PostgreSQL lists
+    const prepared = await t.db.$transaction(async (tx) => {
+      for (let i = 0; i < 4; i++) await tx.$queryRawUnsafe(text, i);
+      return tx.$queryRawUnsafe<{ statement: string }[]>("select statement from pg_prepared_statements where name like 'og\\_%'");
+    });
+    expect(prepared.map((p) => p.statement)).toContain(text);
   });
 });

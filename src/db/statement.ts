@@ -9,7 +9,7 @@ export type Statement = { sql: string; params: readonly unknown[] };
 
 /**
  * `parts` as one statement whose rows are those of the first part with a RETURNING clause given as
- * `returning` (none: one row `done`). Each part's text numbers its own parameters from $1 and holds
+ * `returning` (none: one row `done`); at least one part. Each part's text numbers its own parameters from $1 and holds
  * no other `$`: they are renumbered here.
  */
 export function oneStatement(parts: readonly Statement[], returning?: Statement): Statement {
@@ -20,6 +20,5 @@ export function oneStatement(parts: readonly Statement[], returning?: Statement)
     params.push(...part.params);
     return `s${i} as (${part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
   });
-  if (!ctes.length) return { sql: "select true as done", params };
   return { sql: `with ${ctes.join(",\n")}\n${returning ? "select * from s0" : "select true as done"}`, params };
 }

@@ -71,7 +71,11 @@ export function createLanes(deps: LaneDeps) {
   const log = { logger: services.logger, metrics };
 
   /** a write the lane takes (see above): decided from the headers alone, before any byte is read */
-  const laneWrite = (req: IncomingMessage) => {
+  /**
+   * A JSON body of declared length within MAX_BODY_BYTES and no Idempotency-Key: what both lanes
+   * take (a chunked or larger body needs yoga's limits and upload slots, a replay yoga's store).
+   */
+  const jsonBodyWithinLimit = (req: IncomingMessage) => {
     if (req.headers["idempotency-key"] !== undefined || req.headers["transfer-encoding"] !== undefined) return false;
     if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "")) return false;
     const length = Number(req.headers["content-length"] ?? 0);
@@ -81,7 +85,7 @@ export function createLanes(deps: LaneDeps) {
   /** the route a lane answers, or null: a path that does not decode, no route, 405 and v1 routes are yoga's */
   const laneRoute = (req: IncomingMessage, pathname: string): Match => {
     if (req.headers.origin !== undefined || isGraphQLPath(pathname)) return null;
-    if (req.method === "GET" ? hasBody(req) : !(WRITES.has(req.method ?? "") && laneWrite(req))) return null;
+    if (req.method === "GET" ? hasBody(req) : !(WRITES.has(req.method ?? "") && jsonBodyWithinLimit(req))) return null;
     try {
       const match = matchRoute(table, req.method!, pathname);
       return match && "route" in match && !match.route.successor ? match : null;
@@ -92,7 +96,7 @@ export function createLanes(deps: LaneDeps) {
 
   async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, match: Match) {
     const method = req.method!;
-    // a write's body first, whole (within the limit: laneWrite); one that never arrives ends the call
+    // a write's body first, whole (within the limit: jsonBodyWithinLimit); one that never arrives ends the call
     const bytes = method === "GET" ? null : await readAll(req);
     const started = performance.now();
     const headers = nodeHeaders(req);
@@ -139,11 +143,8 @@ export function createLanes(deps: LaneDeps) {
   }
 
   const isLaneQuery = (req: IncomingMessage, pathname: string) => {
-    if (req.method !== "POST" || pathname !== "/graphql" || req.headers.origin !== undefined || req.headers["idempotency-key"] !== undefined) return false;
-    if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(req.headers["content-type"] ?? "") || req.headers["transfer-encoding"] !== undefined)
-      return false;
-    const length = Number(req.headers["content-length"] ?? 0);
-    return length > 0 && length <= deps.maxBodyBytes && (req.headers.accept ?? "").toLowerCase().replace(/\s/g, "") in ACCEPTED;
+    if (req.method !== "POST" || pathname !== "/graphql" || req.headers.origin !== undefined) return false;
+    return jsonBodyWithinLimit(req) && (req.headers.accept ?? "").toLowerCase().replace(/\s/g, "") in ACCEPTED;
   };
 
   /** false: declined, and `req.body` holds the bytes read for yoga */

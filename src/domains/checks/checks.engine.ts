@@ -169,18 +169,14 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
   for (const id of ids) {
     const user = users.find((u) => u.id === id);
     if (!user) throw new Error(`user ${id} of completed runs is gone`);
+    const ownDone = done.filter((run) => run.userId === id);
     const after = settlementOf(
       user,
       assessedRuns.filter((run) => run.userId === id),
-      done.filter((run) => run.userId === id),
+      ownDone,
     );
     if (after !== user) moves.push(after);
-    raiseSettled(
-      write,
-      user,
-      after,
-      done.filter((run) => run.userId === id),
-    );
+    raiseSettled(write, user, after, ownDone);
     settled.set(id, after);
   }
   if (moves.length) {

@@ -84,8 +84,11 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
       async (tx, afterCommit) => {
         const effects = collectEffects(jobs, outbox);
         const value = await fn({ tx, ...effects.collect });
-        const { sql, params } = oneStatement(await effects.statements(actor));
-        if (params.length) await tx.$queryRawUnsafe(sql, ...params);
+        const parts = await effects.statements(actor);
+        if (parts.length) {
+          const { sql, params } = oneStatement(parts);
+          await tx.$queryRawUnsafe(sql, ...params);
+        }
         afterCommit(effects.committed);
         return value;
       },
