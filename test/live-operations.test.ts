@@ -168,6 +168,30 @@ describe("subscription caps", () => {
     );
   });
 
+  it("gives back the slot of an HTTP subscription answered 406 (an Accept it cannot stream to), so such requests cannot exhaust the caps", async () => {
+    const { port } = await served(t);
+    const { key, keyId, userId } = await newClient(t, "Unstreamable");
+    const query = `subscription { userStatusChanged(userId: "${userId}") { id } }`;
+    // yoga streams a subscription only as SSE: multipart or JSON alone is refused, once the subscription has opened
+    for (const accept of ["multipart/mixed", "application/json"]) {
+      for (const method of ["GET", "POST"]) {
+        const res = await fetch(`http://127.0.0.1:${port}/graphql${method === "GET" ? `?query=${encodeURIComponent(query)}` : ""}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, accept, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
+          ...(method === "POST" ? { body: JSON.stringify({ query }) } : {}),
+        });
+        expect(res.status, `${method} ${accept}`).toBe(406);
+        await res.arrayBuffer();
+      }
+    }
+    await within(
+      "every refused subscription's slot released",
+      () => t.app.live.held(keyId),
+      (n) => n === 0,
+      2000,
+    );
+  });
+
   it("refuses past the process-wide cap with UNAVAILABLE, 503 and Retry-After over SSE", async () => {
     const { connect, first, sse, close } = await served(t);
     const crowd = await Promise.all([1, 2, 3].map((n) => newClient(t, `Wide ${n}`)));

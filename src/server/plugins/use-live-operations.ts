@@ -14,12 +14,23 @@ import { presentedKey } from "./use-authentication.js";
 /** What graphql-ws puts in an operation's context: the slot it admitted. */
 export type AdmittedContext = { subscriptionSlot?: Slot };
 
+/** A response that carries a subscription's events; any other answer (yoga's 406 for an Accept it cannot stream to) leaves the stream unread. */
+const carriesStream = (response: Response) =>
+  response.body !== null && /^(text\/event-stream|multipart\/mixed)/.test(response.headers.get("content-type") ?? "");
+
 const revoked = () => ({
   errors: [new GraphQLError("The API key of this subscription has been revoked or rotated.", { extensions: { code: "UNAUTHENTICATED" } })],
 });
 
 export function useLiveOperations(live: LiveOperations): Plugin {
+  // an HTTP subscription's stream until its response is known: one no response carries is ended there, else its slot would be held for good
+  const streamOf = new WeakMap<Request, { end(): void }>();
   return {
+    onResponse({ request, response }) {
+      const stream = streamOf.get(request);
+      streamOf.delete(request);
+      if (stream && !carriesStream(response)) stream.end();
+    },
     onSubscribe({ args, subscribeFn, setSubscribeFn, setResultAndStopExecution }) {
       const context = args.contextValue as Partial<RequestContext> & AdmittedContext & { request?: Request };
       const { principal } = context;
@@ -46,6 +57,7 @@ export function useLiveOperations(live: LiveOperations): Plugin {
             unwatch();
           });
           if (key) unwatch = live.watch(key, principal, () => stream.end(revoked() as never));
+          if (!handed && context.request) streamOf.set(context.request, stream);
           setResult(stream.iterator);
         },
       };
