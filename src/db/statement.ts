@@ -13,36 +13,12 @@ export type Statement = { sql: string; params: readonly unknown[] };
  * no other `$`: they are renumbered here.
  */
 export function oneStatement(parts: readonly Statement[], returning?: Statement): Statement {
-  const { ctes, params } = asCtes(returning ? [returning, ...parts] : parts);
-  return { sql: `with ${ctes.join(",\n")}\n${returning ? "select * from s0" : "select true as done"}`, params };
-}
-
-/** A write of a batch: its change (with a RETURNING clause) and the parts it causes. */
-export type BatchedWrite = { returning: Statement; parts: readonly Statement[] };
-
-/**
- * Several writes as one statement: every part of each is a CTE; the rows are each write's returning
- * rows as `{ write, row }`, `write` its index and `row` the row as JSON text (`row_to_json`), since the
- * writes' RETURNING clauses need not share columns.
- */
-export function writesAsOne(writes: readonly BatchedWrite[]): Statement {
-  const all: Statement[] = [];
-  const returned: string[] = [];
-  for (const [i, { returning, parts }] of writes.entries()) {
-    returned.push(`select ${i} as write, row_to_json(s${all.length})::text as row from s${all.length}`);
-    all.push(returning, ...parts);
-  }
-  const { ctes, params } = asCtes(all);
-  return { sql: `with ${ctes.join(",\n")}\n${returned.join("\nunion all ")}`, params };
-}
-
-/** Each statement as CTE `s<i>`, its parameters renumbered after those of the statements before it. */
-function asCtes(all: readonly Statement[]) {
+  const all = returning ? [returning, ...parts] : parts;
   const params: unknown[] = [];
   const ctes = all.map((part, i) => {
     const offset = params.length;
     params.push(...part.params);
     return `s${i} as (${part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
   });
-  return { ctes, params };
+  return { sql: `with ${ctes.join(",\n")}\n${returning ? "select * from s0" : "select true as done"}`, params };
 }

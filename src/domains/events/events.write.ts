@@ -10,14 +10,13 @@
  * Two shapes: `transact(actor, fn)`, a transaction in which the service reads and writes what it
  * needs, its effects one more statement before COMMIT; and `transact.oneStatement(actor, change)`,
  * for a change that is itself one statement (a sign-up): change and effects go as a single
- * statement, one round trip, atomic without BEGIN and COMMIT, and concurrent ones share it.
+ * statement, one round trip, atomic without BEGIN and COMMIT.
  *
  * Services receive a `Transact` (the request context's `transact`, a job's deps); they never build one.
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import { batchedWrites } from "../../db/batched-writes.js";
 import { oneStatement, type Statement } from "../../db/statement.js";
 import { inTransaction, type Tx } from "../../db/transaction.js";
 import type { JobItem, Jobs } from "../../jobs/jobs.engine.js";
@@ -43,10 +42,7 @@ export type Effects = {
 
 export type Write = Effects & { tx: Tx };
 
-/**
- * A change that is one statement with a RETURNING clause, and the answer made of the rows it returns,
- * each row as JSON gives it (concurrent changes are sent together: db/batched-writes.ts).
- */
+/** A change that is one statement with a RETURNING clause, and the answer made of the rows it returns. */
 export type OneStatementChange<T> = { statement: Statement; answer(rows: Record<string, unknown>[]): T };
 
 export type Transact = {
@@ -54,9 +50,6 @@ export type Transact = {
   /** The change and its effects as one statement (no transaction is opened; nothing can be read in between). */
   oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>): Promise<T>;
 };
-
-/** Concurrent one-statement changes sent together at most this many at a time: their parameters stay far below PostgreSQL's 65,535. */
-const WRITES_A_STATEMENT = 32;
 
 /** What a service that reads before it writes is given: the database and the way to write. */
 export type WriteDeps = { db: Db; transact: Transact };
@@ -101,12 +94,12 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
       },
       options,
     );
-  const write = batchedWrites((statement) => db.$queryRawUnsafe(statement.sql, ...statement.params), WRITES_A_STATEMENT);
   return Object.assign(transact, {
     async oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) {
       const effects = collectEffects(jobs, outbox);
       const { statement, answer } = change(effects.collect);
-      const rows = await write({ returning: statement, parts: await effects.statements(actor) });
+      const whole = oneStatement(await effects.statements(actor), statement);
+      const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params);
       await effects.committed();
       return answer(rows);
     },
