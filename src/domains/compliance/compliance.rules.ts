@@ -208,8 +208,8 @@ export function evaluate(rules: CompiledRuleSet, s: Subject, now: Date): Require
   return { currentlyDue, eventuallyDue: [...currentlyDue, ...later], errors };
 }
 
-/** What a user of the country owes before giving anything: the rule set read as a checklist. */
-export const blankSubject: Subject = { emailVerified: false, phoneVerified: false, documents: [] };
+/** What a user of the country owes before giving anything: the rule set read as a checklist (no tax id given, which is not an unreadable one). */
+export const blankSubject: Subject = { taxId: null, emailVerified: false, phoneVerified: false, documents: [] };
 
 /** A due item as a field error (REQUIREMENTS_DUE lists them in `errors[]`). */
 export function dueAsFieldErrors(rules: CompiledRuleSet, requirements: Requirements): FieldError[] {

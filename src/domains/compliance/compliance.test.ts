@@ -236,6 +236,26 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
     expect((await t.rest("GET", "/v2/compliance/requirements?country=XX", { key })).body.errors).toEqual([expect.objectContaining({ field: "country" })]);
   });
 
+  it("lists for every shipped country exactly what its rule set asks of a new user, over REST and GraphQL (tax_id only where required)", async () => {
+    for (const country of ["DEFAULT", "SG", "MY", "PH", "IN", "AE", "GB", "US", "DE", "FR", "NG"]) {
+      const body = parseRuleSet(await shipped(country));
+      const owed = [
+        ...body.required_fields,
+        ...(body.phone_verification_required ? ["phone_number"] : []),
+        ...(body.email_verification_required ? ["email"] : []),
+        ...body.documents.map((group) => `documents.${group.name}`),
+        ...(body.phone_verification_required ? ["phone_verified"] : []),
+        ...(body.email_verification_required ? ["email_verified"] : []),
+      ];
+      const asked = country === "DEFAULT" ? "BR" : country;
+      const rest = await t.rest("GET", `/v2/compliance/requirements?country=${asked}`, { key });
+      expect(new Set(rest.body.currently_due), country).toEqual(new Set(owed));
+      expect(rest.body.currently_due.includes("tax_id"), country).toBe(body.required_fields.includes("tax_id"));
+      const gql = await t.gql(key, `{ complianceRequirements(country: "${asked}") { currentlyDue } }`);
+      expect(gql.data.complianceRequirements.currentlyDue, country).toEqual(rest.body.currently_due);
+    }
+  });
+
   it("computes a read's requirements without waiting once the rule sets are loaded, and waits again after a change", async () => {
     const book = t.app.services.compliance;
     const facts = { countryOfResidence: "SG", emailVerified: false, phoneVerified: false };
