@@ -51,11 +51,44 @@ describe("OpenAPI", () => {
 
   it("describes every route of the table, with its body and query parameters", () => {
     for (const r of routes) expect(spec.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
-    const create = spec.paths["/v2/users"].post as unknown as {
-      requestBody: { content: Record<string, { schema: { properties: object; additionalProperties: boolean } }> };
-    };
-    expect(Object.keys(create.requestBody.content["application/json"].schema.properties)).toContain("first_name");
-    expect(create.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
+    const create = spec.paths["/v2/users"].post as any;
+    // names required, and an email or a phone number: "this and (that or that)"
+    const [fields, either] = create.requestBody.content["application/json"].schema.allOf;
+    expect(fields).toMatchObject({ additionalProperties: false, required: ["first_name", "last_name"] });
+    expect(either.anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([["email"], ["phone_number"]]);
+  });
+
+  it("states what the server does: nullability, headers, every status, auth schemes and problem members", () => {
+    const op = (method: string, route: string) => (spec.paths[route] as any)[method];
+    const params = (method: string, route: string) => Object.fromEntries(op(method, route).parameters.map((p: any) => [`${p.in} ${p.name}`, p.required]));
+    // non-null GraphQL fields are non-null here; nullable ones allow null
+    const user = op("get", "/v2/users/{user_id}").responses["200"].content["application/json"].schema;
+    expect(user.properties.user_id).toEqual({ type: "string" });
+    expect(user.properties.middle_name).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] });
+    // conditional reads and writes
+    expect(op("get", "/v2/users/{user_id}").responses["304"]).toBeDefined();
+    expect(op("get", "/payouts/remittances/utilities/currencies").responses["304"]).toBeDefined();
+    expect(params("get", "/v2/users/{user_id}")).toMatchObject({ "header If-None-Match": false });
+    expect(params("put", "/v2/users/{user_id}")).toMatchObject({ "header If-Match": false });
+    expect(Object.keys(op("put", "/v2/users/{user_id}").responses)).toContain("412");
+    // every status the route can answer
+    expect(Object.keys(op("post", "/v2/users").responses)).toEqual(
+      expect.arrayContaining(["201", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503"]),
+    );
+    expect(op("post", "/v2/users").responses["429"].headers["Retry-After"]).toBeDefined();
+    // a v1 user id may come in the header, so the body's is not required
+    expect(params("post", "/v2/users/trigger/otp/sms")).toMatchObject({ "header X-Auth-User-ID": false });
+    expect(op("post", "/v2/users/trigger/otp/sms").requestBody.content["application/json"].schema.required ?? []).not.toContain("user_id");
+    // a query parameter the server requires is required
+    expect(params("get", "/v2/compliance/requirements")).toMatchObject({ "query country": true });
+    // every way of presenting a key
+    expect(Object.keys((spec.components as any).securitySchemes).sort()).toEqual(["apiKey", "basic", "bearer"]);
+    expect((spec.components as any).securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "X-Api-Key" });
+    expect(op("get", "/v2/users").security).toContainEqual({ apiKey: [] });
+    // the members callers act on
+    expect(Object.keys((spec.components as any).schemas.Problem.properties)).toEqual(
+      expect.arrayContaining(["currently_due", "attempts_remaining", "retry_after", "error_id"]),
+    );
   });
 
   it("answers every route with a body its schema accepts", async () => {

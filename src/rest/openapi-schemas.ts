@@ -55,14 +55,24 @@ function objectInput(type: GraphQLInputObjectType, omit: ReadonlySet<string>, al
     properties[name] = { ...(isNonNullType(field.type) ? schema : nullable(schema)), ...(field.description ? { description: field.description } : {}) };
     if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(name);
   }
-  return { type: "object", properties, additionalProperties: false, ...(required.length ? { required } : {}) };
+  const object = { type: "object", properties, additionalProperties: false, ...(required.length ? { required } : {}) };
+  // an input type may need at least one of several optional fields (extensions.atLeastOneOf); as allOf +
+  // anyOf of whole objects, the form generated clients type as "this and (that or that)"
+  const atLeastOneOf = (type.extensions as { atLeastOneOf?: string[] }).atLeastOneOf;
+  if (!atLeastOneOf) return object;
+  const branch = (name: string) => ({ type: "object", required: [name], properties: { [name]: present(properties[name]!) } });
+  return { allOf: [object, { anyOf: atLeastOneOf.map((field) => branch(restName[field] ?? toSnake(field))) }] };
 }
 
-/** What a selection set answers: each selected field under its alias (the REST name), typed by the schema. */
+/** What a selection set answers: each selected field under its alias (the REST name), typed by the schema, null only where GraphQL allows it. */
 export function outputSchema(type: GraphQLOutputType, selection?: SelectionSetNode): JsonSchema {
-  if (isNonNullType(type)) return outputSchema(type.ofType, selection);
-  if (isListType(type)) return nullable({ type: "array", items: outputSchema(type.ofType, selection) });
-  return nullable(namedOutput(type, selection));
+  if (isNonNullType(type)) return definite(type.ofType, selection);
+  return nullable(definite(type, selection));
+}
+
+function definite(type: GraphQLOutputType, selection?: SelectionSetNode): JsonSchema {
+  if (isListType(type)) return { type: "array", items: outputSchema(type.ofType, selection) };
+  return namedOutput(type, selection);
 }
 
 function namedOutput(type: GraphQLOutputType, selection?: SelectionSetNode): JsonSchema {

@@ -3,7 +3,7 @@
  * on: parameters and bodies from each route's input plan, responses from its operation's selection
  * set, errors from ERROR_CODES. Served at /openapi.json and rendered at /docs.
  */
-import { Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { isNonNullType, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { ERROR_CODES } from "../lib/errors.js";
 import { inputSchema, outputSchema, present, type JsonSchema } from "./openapi-schemas.js";
 import { PAGING_PARAMS } from "./rest-input.js";
@@ -28,7 +28,8 @@ export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[]) {
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer" },
+        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
+        apiKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
         basic: { type: "http", scheme: "basic", description: "API key as user name, empty password" },
       },
       schemas: { Problem: PROBLEM, Pagination: PAGINATION },
@@ -46,32 +47,91 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute) {
     tags: [tagOf(route.path)],
     "x-graphql-operation": operation.name?.value,
     "x-scope": route.scope,
-    security: [{ bearer: [] }, { basic: [] }],
+    security: [{ bearer: [] }, { apiKey: [] }, { basic: [] }],
     ...(route.successor
       ? { deprecated: true, description: `Deprecated: use ${route.successor}. Answers carry Deprecation, Sunset and Link (rel="successor-version").` }
       : {}),
-    parameters: [...pathParameters(route), ...queryParameters(route)],
+    parameters: [...pathParameters(route), ...queryParameters(route), ...headerParameters(route)],
     ...(body
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries(
-              ["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: inputSchema(body.type, body.fromRoute, body.aliases) }]),
-            ),
+            content: Object.fromEntries(["application/json", "application/x-www-form-urlencoded"].map((type) => [type, { schema: bodySchema(route) }])),
           },
         }
       : {}),
     responses: {
-      [status]: { description: route.summary, ...(status === "204" ? {} : { content: responseContent(schema, route, operation) }) },
-      ...Object.fromEntries(
-        ["400", "401", "403", "404", "429"].map((code) => [
-          code,
-          { description: "See the problem's code", content: { "application/problem+json": { schema: problem } } },
-        ]),
-      ),
-      default: { description: "An error", content: { "application/problem+json": { schema: problem } } },
+      [status]: {
+        description: route.summary,
+        ...(status === "204" ? {} : { content: responseContent(schema, route, operation) }),
+        ...(conditional(route) ? { headers: { ETag: { schema: { type: "string" } } } } : {}),
+      },
+      ...(conditional(route) && route.method === "GET"
+        ? {
+            "304": { description: "Not modified: the ETag sent in If-None-Match is still current; no body", headers: { ETag: { schema: { type: "string" } } } },
+          }
+        : {}),
+      ...Object.fromEntries(errorStatuses(route).map((code) => [code, problemResponse(Number(code))])),
     },
   };
+}
+
+/** A route whose answers carry an ETag: a GET answers 304 to a current If-None-Match. */
+const conditional = (route: CompiledRoute) => !!(route.etagField || route.cacheControl);
+const takesIfMatch = (route: CompiledRoute) => !!route.input.body?.fromRoute.has("ifMatch");
+
+/**
+ * The statuses a route can answer with a problem. Every route: the input (400), the key (401, 403),
+ * what it names (404), Accept (406), limits (429), and the server (500, 503). A body adds its size
+ * and type (413, 415) and a write what its rules refuse (409, 422) and a failed delivery (502);
+ * If-Match adds 412; v1 answers 410 once turned off.
+ */
+function errorStatuses(route: CompiledRoute) {
+  const statuses = ["400", "401", "403", "404", "406", "429", "500", "503"];
+  if (route.method !== "GET") statuses.push("409", "422");
+  if (route.input.body) statuses.push("413", "415");
+  if (route.method === "POST") statuses.push("502");
+  if (takesIfMatch(route)) statuses.push("412");
+  if (route.successor) statuses.push("410");
+  return statuses.sort();
+}
+
+/** A problem of one status: its `code` one of the codes of that status. */
+function problemResponse(status: number) {
+  const codes = Object.entries(ERROR_CODES)
+    .filter(([, entry]) => entry.status === status)
+    .map(([code]) => code);
+  const headers =
+    status === 429 || status === 503 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } } } } : {};
+  return {
+    description: codes.map((code) => `${code}: ${ERROR_CODES[code as keyof typeof ERROR_CODES].title}`).join("; "),
+    ...headers,
+    content: { "application/problem+json": { schema: { allOf: [problem, { type: "object", properties: { code: { type: "string", enum: codes } } }] } } },
+  };
+}
+
+/** The request body: a `user_id` the X-Auth-User-ID header may carry instead is not required in it. */
+function bodySchema(route: CompiledRoute) {
+  const body = route.input.body!;
+  const schema = inputSchema(body.type, body.fromRoute, body.aliases);
+  if (!body.takesUserId) return schema;
+  const required = (schema.required as string[] | undefined)?.filter((name) => name !== "user_id");
+  const properties = schema.properties as Record<string, JsonSchema>;
+  return {
+    ...schema,
+    properties: { ...properties, user_id: { ...properties.user_id, description: "Required unless the X-Auth-User-ID header carries it" } },
+    ...(required?.length ? { required } : { required: undefined }),
+  };
+}
+
+function headerParameters(route: CompiledRoute) {
+  const header = (name: string, description: string) => ({ name, in: "header", required: false, description, schema: { type: "string" } });
+  return [
+    ...(conditional(route) && route.method === "GET" ? [header("If-None-Match", "An ETag of an earlier answer: 304 without a body while it is current")] : []),
+    ...(takesIfMatch(route) ? [header("If-Match", "The ETag of the version read: 412 PRECONDITION_FAILED if the object changed since")] : []),
+    ...(route.input.body?.takesUserId ? [header("X-Auth-User-ID", "The user the call is about, instead of user_id in the body")] : []),
+    ...(route.method === "POST" ? [header("Idempotency-Key", "Replays the first answer for 24 h to a retry with the same key and body")] : []),
+  ];
 }
 
 /** Groups for the reader of /docs, by path: the domains a caller thinks in. */
@@ -91,7 +151,7 @@ const pathParameters = (route: CompiledRoute) => route.paramNames.map((name) => 
 function queryParameters(route: CompiledRoute) {
   const typed = [...route.input.query].map(([name, type]) => {
     const schema = inputSchema(type);
-    return { name, in: "query", required: false, schema, ...(schema.type === "array" ? { style: "form", explode: false } : {}) };
+    return { name, in: "query", required: isNonNullType(type), schema, ...(schema.type === "array" ? { style: "form", explode: false } : {}) };
   });
   const paging = route.list
     ? PAGING_PARAMS.map((name) => ({
@@ -144,6 +204,14 @@ const PROBLEM = {
     code: { type: "string", enum: Object.keys(ERROR_CODES) },
     request_id: { type: "string" },
     timestamp: { type: "string", format: "date-time" },
+    currently_due: {
+      type: "array",
+      items: { type: "string" },
+      description: "REQUIREMENTS_DUE: what the user still owes, as GET /v2/compliance/requirements names it",
+    },
+    attempts_remaining: { type: "integer", minimum: 0, description: "OTP_INVALID: how many more codes may be tried" },
+    retry_after: { type: "integer", minimum: 1, description: "429 and 503 (when known): seconds to wait, as the Retry-After header" },
+    error_id: { type: "string", description: "INTERNAL: quote it to support; the log holds the cause" },
     errors: {
       type: "array",
       items: {

@@ -127,6 +127,9 @@ export function readQueryInput(plan: InputPlan, query: URLSearchParams, list: bo
     else if (values.length > 1) fail(walk, name, `${name} may be given only once.`);
     else out[toCamel(name)] = value(values[0], type, name, walk);
   }
+  for (const [name, type] of plan.query)
+    if (isNonNullType(type) && out[toCamel(name)] === undefined && !walk.errors.some((e) => e.field === name))
+      fail(walk, name, `${name} is required.`, "required");
   if (walk.errors.length) throw invalid(walk.errors);
   return out;
 }
@@ -176,6 +179,12 @@ function objectValue(
   for (const [rest, field] of names)
     if (isNonNullType(fields[field].type) && !(field in out) && fields[field].defaultValue === undefined)
       fail(walk, `${prefix}${rest}`, `${prefix}${rest} is required.`, "required");
+  // what the schema states beyond NonNull (rest/openapi-schemas.ts): at least one of these fields
+  const atLeastOneOf = (type.extensions as { atLeastOneOf?: string[] }).atLeastOneOf;
+  if (atLeastOneOf && !atLeastOneOf.some((field) => out[field] != null)) {
+    const rests = atLeastOneOf.map((field) => `${prefix}${[...names].find(([, f]) => f === field)?.[0] ?? toSnake(field)}`);
+    fail(walk, rests[0]!, `${rests.join(" or ")} is required.`, "required");
+  }
   return out;
 }
 

@@ -234,6 +234,10 @@ describe.each(backends)("compliance requirements on %s", (backend) => {
       expect(bad.body, query).toMatchObject({ code: "VALIDATION_FAILED" });
     }
     expect((await t.rest("GET", "/v2/compliance/requirements?country=XX", { key })).body.errors).toEqual([expect.objectContaining({ field: "country" })]);
+    expect((await t.rest("GET", "/v2/compliance/requirements", { key })).body).toMatchObject({
+      detail: "country is required.",
+      errors: [{ field: "country", code: "required" }],
+    });
   });
 
   it("lists for every shipped country exactly what its rule set asks of a new user, over REST and GraphQL (tax_id only where required)", async () => {

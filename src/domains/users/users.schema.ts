@@ -113,13 +113,14 @@ const AddressInput = builder.inputType("AddressInput", {
   }),
 });
 
-const userFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, "InputObject">) => ({
+/** The user's fields; a new user's names are required (the rest of what is required is the rules' and the country's). */
+const userFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, "InputObject">, creating = false) => ({
   externalId: t.string(),
   email: t.string(),
   phoneNumber: t.string({ description: "E.164, e.g. +6591234567" }),
-  firstName: t.string(),
+  firstName: t.string({ required: creating }),
   middleName: t.string(),
-  lastName: t.string(),
+  lastName: t.string({ required: creating }),
   dateOfBirth: t.field({ type: "Date" }),
   nationality: t.string(),
   countryOfResidence: t.string(),
@@ -129,7 +130,12 @@ const userFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, "InputOb
   locale: t.string(),
 });
 
-const CreateUserInput = builder.inputType("CreateUserInput", { fields: (t) => userFields(t) });
+const CreateUserInput = builder.inputType("CreateUserInput", {
+  description: "A new user: first and last name, and an email or a phone number (or both)",
+  // users.rules.ts checks it; OpenAPI states it (rest/openapi-schemas.ts)
+  extensions: { atLeastOneOf: ["email", "phoneNumber"] },
+  fields: (t) => userFields(t, true),
+});
 const UpdateUserInput = builder.inputType("UpdateUserInput", {
   description: "Partial update: given fields replace, absent ones stay, null clears an optional one",
   fields: (t) => ({

@@ -75,7 +75,7 @@ export function createRateLimiter({ limit, operatorLimit = 600, refusedLimit = 6
     const reset = Math.ceil(((window + 1) * windowMs - Date.now()) / 1000);
     const headers = { "ratelimit-limit": String(max), "ratelimit-remaining": String(Math.max(0, max - used)), "ratelimit-reset": String(reset) };
     if (used <= max) return { headers };
-    const problem = { code: "RATE_LIMITED", detail: `More than ${max} ${whose} in a minute; retry in ${reset} s.` };
+    const problem = { code: "RATE_LIMITED", detail: `More than ${max} ${whose} in a minute; retry in ${reset} s.`, meta: { retryAfter: reset } };
     return { refusal: { problem, headers: { ...headers, "retry-after": String(reset) } } };
   };
   const limiter = async (principal: Principal | undefined): Promise<Limited> => {
