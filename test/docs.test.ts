@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../src/lib/errors.js";
 import { routes } from "../src/rest/routes.js";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -35,6 +36,19 @@ describe("documentation", () => {
     // once /v1 routes land, docs/api.md lists them instead of saying they are missing
     if (routes.some((r) => r.path.startsWith("/v1"))) expect(named.some((r) => r.includes(" /v1/"))).toBe(true);
     else expect(api).toMatch(/Not there yet: the `\/v1` legacy shim/);
+  });
+
+  it("names every error code with its status in docs/api.md", () => {
+    const api = read("docs/api.md");
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      expect(api, code).toContain(`\`${code}\``);
+      // "409 `CONFLICT`, `IDEMPOTENCY_KEY_IN_USE`; …": a code is named after its status, within that status's list
+      expect(api, `${status} before ${code}`).toMatch(new RegExp(`${status}\\s+(\`[A-Z_]+\`[^;]*)?\`${code}\``));
+    }
+  });
+
+  it("gives the README's calls a base address to change, not a fixed port", () => {
+    expect(read("README.md")).not.toMatch(/curl[^\n]*localhost:4000/);
   });
 
   it("ships the example import files the docs name", () => {

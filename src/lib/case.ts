@@ -9,3 +9,6 @@ export function camelKeys(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [toCamel(k), camelKeys(v)]));
   return value;
 }
+
+/** "An" before a word read with a vowel sound as written here (status names: ACTIVE, IN_REVIEW), else "A". */
+export const article = (word: string) => (/^[AEIOU]/i.test(word) ? "An" : "A");

@@ -35,8 +35,8 @@ export function checkTriggerLimits(recent: Date[], now: Date, whose = "this user
   if (last !== undefined && t - last < RESEND_COOLDOWN_MS) waits.push(last + RESEND_COOLDOWN_MS - t);
   if (sorted.length >= MAX_TRIGGERS_PER_HOUR) waits.push(sorted[sorted.length - MAX_TRIGGERS_PER_HOUR] + HOUR_MS - t);
   if (!waits.length) return;
-  const why = sorted.length >= MAX_TRIGGERS_PER_HOUR ? `at most ${MAX_TRIGGERS_PER_HOUR} codes per hour` : `one code per ${RESEND_COOLDOWN_MS / 1000} s`;
-  throw rateLimited(`A code can be sent ${why} to ${whose}`, Math.max(...waits));
+  const why = sorted.length >= MAX_TRIGGERS_PER_HOUR ? `At most ${MAX_TRIGGERS_PER_HOUR} codes an hour` : `One code every ${RESEND_COOLDOWN_MS / 1000} s`;
+  throw rateLimited(`${why} may be sent to ${whose}`, Math.max(...waits));
 }
 
 /**

@@ -6,6 +6,7 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { z } from "zod";
 import { parseIsoDate } from "../../lib/dates.js";
 import { toAlpha2 } from "../../lib/countries.js";
+import { article } from "../../lib/case.js";
 import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
 
 export type Address = { line1: string; line2?: string | null; city: string; state?: string | null; postalCode?: string | null; country: string };
@@ -156,7 +157,7 @@ export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { by
       `status can only be set to ${CALLER_SETTABLE_STATUSES.join(", ")} by a caller; ${to} follows from verification.`,
     );
   if (!MOVES[from].includes(to) && !(byPerson && PERSON_MOVES[from]?.includes(to)))
-    throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} user cannot move to ${to}.`);
+    throw new DomainError("INVALID_STATE_TRANSITION", `${article(from)} ${from} user cannot move to ${to}.`);
 }
 
 /** Last four characters, the rest starred: what callers see of a tax id. */

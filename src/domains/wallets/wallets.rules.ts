@@ -1,4 +1,5 @@
 /** Pure rules for wallets and cards: which currency code is well-formed, which card moves are allowed. */
+import { article } from "../../lib/case.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 
 export type CardStatusValue = "REQUESTED" | "ACTIVE" | "CANCELLED";
@@ -14,7 +15,7 @@ export function checkCurrencyCode(raw: string) {
 const CARD_MOVES: Record<CardStatusValue, CardStatusValue[]> = { REQUESTED: ["ACTIVE", "CANCELLED"], ACTIVE: ["CANCELLED"], CANCELLED: [] };
 
 export function checkCardMove(from: CardStatusValue, to: CardStatusValue) {
-  if (!CARD_MOVES[from].includes(to)) throw new DomainError("INVALID_STATE_TRANSITION", `A ${from} card cannot become ${to}.`);
+  if (!CARD_MOVES[from].includes(to)) throw new DomainError("INVALID_STATE_TRANSITION", `${article(from)} ${from} card cannot become ${to}.`);
 }
 
 /** What a provider may report about an issued card: the last four digits and YYYY-MM, never the number. */
