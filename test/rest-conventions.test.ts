@@ -111,10 +111,17 @@ describe("REST conventions", () => {
     for (const res of [lower, upper, order, countries]) expect(JSON.stringify(res.body)).not.toMatch(GRAPHQL_WORDS);
   });
 
-  it("accepts enum filters in any case and keeps only the route's filters in paging links", async () => {
+  it("accepts enum values spelled as the document declares (upper, lower, kebab), refuses others, and keeps only the route's filters in paging links", async () => {
     const res = await t.rest("GET", "/v2/users?status=pending&records_per_page=1", { key });
     expect(res.status).toBe(200);
     expect(res.body.pagination.links.self).toBe("/v2/users?status=pending&records_per_page=1&page=1");
+    for (const status of ["IN_REVIEW", "in_review", "in-review"]) expect((await t.rest("GET", `/v2/users?status=${status}`, { key })).status, status).toBe(200);
+    const declared = (await t.rest("GET", "/openapi.json")).body.paths["/v2/users"].get.parameters.find((p: { name: string }) => p.name === "status");
+    expect(declared.schema.enum).toEqual(expect.arrayContaining(["IN_REVIEW", "in_review", "in-review"]));
+    for (const status of ["Pending", "IN-REVIEW"]) {
+      expect(declared.schema.enum).not.toContain(status);
+      expect((await t.rest("GET", `/v2/users?status=${status}`, { key })).status, status).toBe(400);
+    }
   });
 
   it("sorts every list with sort_fields and sort_order, and keeps sort=-code on currencies", async () => {

@@ -12,3 +12,6 @@ export function camelKeys(value: unknown): unknown {
 
 /** "An" before a word read with a vowel sound as written here (status names: ACTIVE, IN_REVIEW), else "A". */
 export const article = (word: string) => (/^[AEIOU]/i.test(word) ? "An" : "A");
+
+/** How REST takes an enum value, and OpenAPI declares it: as GraphQL names it, in lower case, and in lower case with `-` for `_`. */
+export const enumSpellings = (value: string) => [...new Set([value, value.toLowerCase(), value.toLowerCase().replaceAll("_", "-")])];

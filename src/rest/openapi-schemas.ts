@@ -16,7 +16,7 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from "graphql";
-import { toSnake } from "../lib/case.js";
+import { enumSpellings, toSnake } from "../lib/case.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -39,7 +39,7 @@ const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 
 export function inputSchema(type: GraphQLInputType, omit: ReadonlySet<string> = new Set(), aliases: Readonly<Record<string, string>> = {}): JsonSchema {
   if (isNonNullType(type)) return inputSchema(type.ofType, omit, aliases);
   if (isListType(type)) return { type: "array", items: inputSchema(type.ofType) };
-  if (isEnumType(type)) return { type: "string", enum: type.getValues().map((v) => v.name), description: "any case" };
+  if (isEnumType(type)) return { type: "string", enum: type.getValues().flatMap((v) => enumSpellings(v.name)) };
   if (isScalarType(type)) return SCALARS[type.name] ?? {};
   return objectInput(type as GraphQLInputObjectType, omit, aliases);
 }

@@ -26,7 +26,7 @@ import {
   type GraphQLSchema,
   Kind,
 } from "graphql";
-import { toCamel, toSnake } from "../lib/case.js";
+import { enumSpellings, toCamel, toSnake } from "../lib/case.js";
 import { invalid, type FieldError } from "../lib/errors.js";
 import type { Route } from "./route.js";
 
@@ -201,10 +201,10 @@ function unknownField(walk: Walk, key: string, taken: string[], fromRoute: strin
   fail(walk, path, `${path} is not a known ${what}.${hint}`, "unknown_parameter");
 }
 
+/** One of the enum's spellings (`enumSpellings`, as the OpenAPI document declares them), as GraphQL names it. */
 function enumValue(raw: unknown, type: GraphQLEnumType, path: string, walk: Walk) {
   const values = type.getValues().map((v) => v.name);
-  const wanted = typeof raw === "string" ? raw.trim().toUpperCase().replaceAll("-", "_") : null;
-  const found = values.find((v) => v === wanted);
+  const found = typeof raw === "string" ? values.find((v) => enumSpellings(v).includes(raw.trim())) : undefined;
   if (found) return found;
   // list the allowed values the way this caller writes them
   const lower = typeof raw === "string" && raw === raw.toLowerCase();
