@@ -249,6 +249,28 @@ describe("server", () => {
     }
   });
 
+  it("serves /openapi.json and the reference page's assets compressed as the caller accepts, and /favicon.ico without a key", async () => {
+    for (const path of ["/openapi.json", "/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"]) {
+      const plain = await t.app.fetch(path);
+      expect(plain.status, path).toBe(200);
+      expect(plain.headers.get("content-encoding"), path).toBeNull();
+      const text = await plain.text();
+      for (const [accept, encoding, decode] of [
+        ["gzip, deflate, br", "br", brotliDecompressSync],
+        ["gzip", "gzip", gunzipSync],
+      ] as const) {
+        const res = await t.app.fetch(path, { headers: { "accept-encoding": accept } });
+        expect(res.headers.get("content-encoding"), `${path} ${accept}`).toBe(encoding);
+        expect(res.headers.get("vary")).toBe("accept-encoding");
+        const body = Buffer.from(await res.arrayBuffer());
+        expect(body.length, path).toBeLessThan(text.length / 3);
+        expect(decode(body).toString("utf8"), path).toBe(text);
+      }
+    }
+    const icon = await t.app.fetch("/favicon.ico");
+    expect(icon.status).toBe(204);
+  });
+
   it("answers GraphiQL's schema fetch without a key (or with its placeholder) while GraphiQL is on, and nothing else", async () => {
     for (const k of [null, "<your"]) {
       const schema = await t.gql(k, getIntrospectionQuery(), undefined);

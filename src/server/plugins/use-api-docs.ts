@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import type { Plugin } from "graphql-yoga";
 import { Response } from "../fetch-api.js";
 import { pagePolicy } from "../security-headers.js";
+import { staticAnswer } from "../static-answer.js";
 
 const ASSETS: Record<string, string> = { "swagger-ui.css": "text/css; charset=utf-8", "swagger-ui-bundle.js": "text/javascript; charset=utf-8" };
 
@@ -25,23 +26,24 @@ const POLICY = pagePolicy("script-src 'self'; style-src 'self' 'unsafe-inline'; 
 
 export function useApiDocs(): Plugin {
   const dir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-  const cache = new Map<string, Promise<Buffer>>();
-  const asset = (name: string) => {
-    let found = cache.get(name);
-    if (!found) cache.set(name, (found = readFile(path.join(dir, name))));
-    return found;
-  };
-  const reply = (body: string | Buffer, type: string) =>
-    new Response(typeof body === "string" ? body : new Uint8Array(body), {
-      headers: { "content-type": type, "cache-control": "public, max-age=3600", "content-security-policy": POLICY },
-    });
+  const headers = (type: string) => ({ "content-type": type, "cache-control": "public, max-age=3600", "content-security-policy": POLICY });
+  const page = staticAnswer(() => ({ body: PAGE, headers: headers("text/html; charset=utf-8") }));
+  const answers = new Map([
+    ["/docs", page],
+    ["/docs/", page],
+    ["/docs/init.js", staticAnswer(() => ({ body: INIT, headers: headers("text/javascript; charset=utf-8") }))],
+    // the package's files, read on first use
+    ...Object.entries(ASSETS).map(
+      ([name, type]) => [`/docs/${name}`, staticAnswer(async () => ({ body: await readFile(path.join(dir, name)), headers: headers(type) }))] as const,
+    ),
+  ]);
   return {
     async onRequest({ request, url, endResponse }) {
-      if ((request.method !== "GET" && request.method !== "HEAD") || !url.pathname.startsWith("/docs")) return;
-      if (url.pathname === "/docs" || url.pathname === "/docs/") return endResponse(reply(PAGE, "text/html; charset=utf-8"));
-      if (url.pathname === "/docs/init.js") return endResponse(reply(INIT, "text/javascript; charset=utf-8"));
-      const name = url.pathname.slice("/docs/".length);
-      if (ASSETS[name]) endResponse(reply(await asset(name), ASSETS[name]));
+      if (request.method !== "GET" && request.method !== "HEAD") return;
+      // browsers ask every page's origin for an icon: nothing, rather than a 401 in the console of /docs and GraphiQL
+      if (url.pathname === "/favicon.ico") return endResponse(new Response(null, { status: 204, headers: { "cache-control": "public, max-age=86400" } }));
+      const answer = answers.get(url.pathname);
+      if (answer) endResponse(await answer(request));
     },
   };
 }

@@ -1,18 +1,11 @@
 /**
- * GraphiQL as yoga renders it from the installed package (no CDN: it works offline), rendered and
- * compressed once per encoding on first use, off the event loop, and kept: the page is large, its
- * compression costs real CPU, and it never changes while the process runs. Not at start: most starts
- * (tests, production with GraphiQL off) never serve it.
+ * GraphiQL as yoga renders it from the installed package (no CDN: it works offline), rendered on
+ * first use and answered compressed (server/static-answer.ts).
  */
 import { createHash } from "node:crypto";
-import { promisify } from "node:util";
-import zlib from "node:zlib";
 import type { Plugin } from "graphql-yoga";
-import { Response } from "../fetch-api.js";
 import { pagePolicy } from "../security-headers.js";
-
-const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
+import { staticAnswer } from "../static-answer.js";
 
 export function useGraphiQLPage(endpoint: string): Plugin {
   const options = {
@@ -28,41 +21,18 @@ export function useGraphiQLPage(endpoint: string): Plugin {
       "# Put your API key in the Headers tab below, then run:\n{\n  users(first: 5) {\n    totalCount\n    edges { node { id email status requirements { currentlyDue } } }\n  }\n}\n",
   } as const;
   // the page's bundle is large, in memory too once loaded: imported on the first visit, not at start
-  let html: Promise<Uint8Array<ArrayBuffer>> | null = null;
-  let policy = "";
-  const page = () =>
-    (html ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => {
-      const text = renderGraphiQL(options);
-      policy = graphiqlPolicy(text);
-      return new Uint8Array(Buffer.from(text));
-    }));
-  const encoded = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-  const encode = (encoding: "br" | "gzip") => {
-    let body = encoded.get(encoding);
-    if (!body) {
-      const compressed = page().then((source) =>
-        encoding === "br"
-          ? brotli(source, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length } })
-          : gzip(source, { level: 6 }),
-      );
-      body = compressed.then((b) => new Uint8Array(b));
-      encoded.set(encoding, body);
-    }
-    return body;
-  };
+  const page = staticAnswer(async () => {
+    const { renderGraphiQL } = await import("@graphql-yoga/render-graphiql");
+    const text = renderGraphiQL(options);
+    return {
+      body: text,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", "content-security-policy": graphiqlPolicy(text) },
+    };
+  });
   return {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== endpoint || request.method !== "GET" || !(request.headers.get("accept") ?? "").includes("text/html")) return;
-      const encoding = preferredEncoding(request.headers.get("accept-encoding"));
-      const source = await page();
-      const headers: Record<string, string> = {
-        "content-type": "text/html; charset=utf-8",
-        vary: "accept-encoding",
-        "cache-control": "no-cache",
-        "content-security-policy": policy,
-      };
-      if (!encoding) return endResponse(new Response(source, { headers }));
-      endResponse(new Response(await encode(encoding), { headers: { ...headers, "content-encoding": encoding } }));
+      endResponse(await page(request));
     },
   };
 }
@@ -76,16 +46,4 @@ function graphiqlPolicy(html: string) {
   return pagePolicy(
     `script-src 'self' ${scripts.join(" ")}; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'`,
   );
-}
-
-/** br before gzip when both are accepted; `q=0` refuses. */
-function preferredEncoding(header: string | null): "br" | "gzip" | null {
-  const accepted = new Set(
-    (header ?? "")
-      .split(",")
-      .map((part) => part.trim().toLowerCase())
-      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
-      .map((part) => part.split(";")[0].trim()),
-  );
-  return accepted.has("br") ? "br" : accepted.has("gzip") || accepted.has("*") ? "gzip" : null;
 }

@@ -5,14 +5,13 @@
 import type { Plugin } from "graphql-yoga";
 import type { Config } from "../../config.js";
 import { API_VERSION } from "../../rest/openapi.js";
-import { Response } from "../fetch-api.js";
+import { staticAnswer } from "../static-answer.js";
 
 export function usePublicDocument(path: string, document: unknown): Plugin {
-  const text = JSON.stringify(document);
+  const answer = staticAnswer(() => ({ body: JSON.stringify(document), headers: { "content-type": "application/json" } }));
   return {
-    onRequest({ request, url, endResponse }) {
-      if (url.pathname === path && (request.method === "GET" || request.method === "HEAD"))
-        endResponse(new Response(text, { headers: { "content-type": "application/json" } }));
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname === path && (request.method === "GET" || request.method === "HEAD")) endResponse(await answer(request));
     },
   };
 }

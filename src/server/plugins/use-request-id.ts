@@ -13,7 +13,7 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 export const requestIdFrom = (given: string | null) => (given && SAFE_ID.test(given) ? given : randomUUID());
 
 /** Paths served in front of the route table, each its own label ("/docs" with its assets). */
-const SERVED_PATHS = new Set(["/", "/graphql", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"]);
+const SERVED_PATHS = new Set(["/", "/graphql", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/favicon.ico"]);
 
 /** A path's label in metrics and logs: a served path, else its route's template, else "unmatched" (every made-up path shares it). */
 export const routeLabels = (table: CompiledRoute[]) => (pathname: string) =>
