@@ -34,6 +34,8 @@ const config: KnipConfig = {
     "vietnam-qr-pay",
     // a transitive dependency the project patches (patches/); test/dependency-patches.test.ts checks the patch took
     "@prisma/debug",
+    // test/contract.test.ts runs its command line by path (a proxy checking every request and answer against the document)
+    "@stoplight/prism-cli",
     // the generator `provider` in prisma/schema.prisma: a binary of @pothos/plugin-prisma, not a package
     "prisma-pothos-types",
   ],

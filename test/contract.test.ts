@@ -1,11 +1,14 @@
 /**
  * The published contract, tried the way an integrator uses it: a typed client generated from
  * /openapi.json with openapi-typescript, ordinary code written against it with openapi-fetch
- * (test/contract/integrator.ts) compiled by strict tsc, and that code run against the server. It
- * fails when the document drifts from the server: a field made nullable, a required input or header
- * left out, a problem member undeclared, or a refused call (`@ts-expect-error`) the document allows.
+ * (test/contract/integrator.ts) compiled by strict tsc, and that code run against the server, then
+ * again through Stoplight Prism proxying to it in `--errors` mode (every request and answer checked
+ * against the document: a status, header or body it does not declare is a violation). It fails when
+ * the document drifts from the server: a field made nullable, a required input or header left out,
+ * a problem member or status undeclared, or a refused call (`@ts-expect-error`) the document allows.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,10 +18,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 /** What integrator.ts exports, as far as this test reads it. */
-type Onboard = (baseUrl: string, apiKey: string) => Promise<{ seen: Record<string, number>; userId: string; ids: string[] }>;
+type Onboard = (
+  baseUrl: string,
+  apiKey: string,
+  options?: { fetch?: (request: Request) => Promise<Response>; refused?: boolean },
+) => Promise<{ seen: Record<string, number>; userId: string; ids: string[] }>;
 
 const here = path.join(import.meta.dirname, "contract");
 const tsc = path.resolve(import.meta.dirname, "../node_modules/typescript/bin/tsc");
+const prism = path.resolve(import.meta.dirname, "../node_modules/@stoplight/prism-cli/dist/index.js");
+
+/** A port nothing listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 
 describe("the published contract with a generated client", () => {
   let t: TestApp;
@@ -58,5 +75,52 @@ describe("the published contract with a generated client", () => {
     });
     expect(walked).toMatchObject({ status: "PENDING", attemptsLeft: expect.any(Number), stillDue: expect.arrayContaining(["date_of_birth"]) });
     expect(walked.ids).toContain(walked.userId);
-  }, 60_000);
+
+    // the same flow through Stoplight Prism proxying to the server, every request and answer checked against the document
+    await writeFile(path.join(here, "generated/openapi.json"), JSON.stringify(spec));
+    const port = await freePort();
+    const proxy = spawn(process.execPath, [
+      prism,
+      "proxy",
+      path.join(here, "generated/openapi.json"),
+      base,
+      "--errors",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ]);
+    let log = "";
+    proxy.stdout.on("data", (chunk) => (log += chunk));
+    proxy.stderr.on("data", (chunk) => (log += chunk));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`prism did not start: ${log}`)), 30_000);
+        proxy.stdout.on("data", () => {
+          if (!/listening on/i.test(log)) return;
+          clearTimeout(timer);
+          resolve();
+        });
+        proxy.on("exit", (code) => reject(new Error(`prism exited ${code}: ${log}`)));
+      });
+      const violations: string[] = [];
+      const watched = async (request: Request) => {
+        const response = await fetch(request);
+        const said = response.headers.get("sl-violations");
+        if (said) violations.push(`${request.method} ${new URL(request.url).pathname}: ${said}`);
+        return response;
+      };
+      const proxied = await onboard(`http://127.0.0.1:${port}`, (await t.createClient("Contract via Prism")).key, { fetch: watched, refused: false });
+      const { "create without fields": _a, "create without contact": _b, "requirements without a country": _c, ...allowed } = walked.seen;
+      expect(
+        { seen: proxied.seen, violations },
+        log
+          .split("\n")
+          .filter((line) => /violation|error/i.test(line))
+          .join("\n"),
+      ).toEqual({ seen: allowed, violations: [] });
+    } finally {
+      proxy.kill();
+    }
+  }, 90_000);
 });
