@@ -17,6 +17,7 @@ import { createCipher } from "./lib/crypto.js";
 import { createLogger } from "./lib/logger.js";
 import { createMetrics } from "./lib/metrics.js";
 import { buildOpenApi } from "./rest/openapi.js";
+import { eventCatalogue } from "./domains/events/events.catalogue.js";
 import { compileRoutes, routes } from "./rest/routes.js";
 import { createSharedCache } from "./rest/shared-cache.js";
 import { createRouteAnswerer } from "./rest/answer-route.js";
@@ -150,7 +151,8 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     metrics,
     readiness,
     table,
-    openApi: buildOpenApi(schema, table),
+    openApi: buildOpenApi(schema, table, eventCatalogue()),
+    eventCatalogue: { events: eventCatalogue() },
     answerRoute,
     legacy,
     rateLimiter,

@@ -15,7 +15,10 @@ export const API_VERSION = "2.0.0";
 const problem = { $ref: "#/components/schemas/Problem" };
 const FILE_TYPES = ["application/pdf", "image/jpeg", "image/png"];
 
-export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[]) {
+/** An event type's description and the JSON Schema of its envelope (the events domain's catalogue). */
+export type EventCatalogue = Record<string, { description: string; schema: JsonSchema }>;
+
+export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[], events: EventCatalogue = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of table) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(schema, route);
   return {
@@ -26,6 +29,7 @@ export function buildOpenApi(schema: GraphQLSchema, table: CompiledRoute[]) {
       description: "Every route runs a GraphQL operation of /graphql (x-graphql-operation); fields are the GraphQL names in snake_case.",
     },
     paths,
+    webhooks: Object.fromEntries(Object.entries(events).map(([type, event]) => [type, { post: webhookOf(type, event) }])),
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
@@ -132,6 +136,24 @@ function headerParameters(route: CompiledRoute) {
     ...(route.input.body?.takesUserId ? [header("X-Auth-User-ID", "The user the call is about, instead of user_id in the body")] : []),
     ...(route.method === "POST" ? [header("Idempotency-Key", "Replays the first answer for 24 h to a retry with the same key and body")] : []),
   ];
+}
+
+/** What the service posts to a client's endpoint for an event type: Standard Webhooks headers and the envelope. */
+function webhookOf(type: string, { description, schema }: EventCatalogue[string]) {
+  const header = (name: string, text: string) => ({ name, in: "header", required: true, description: text, schema: { type: "string" } });
+  return {
+    operationId: `webhook${type.replace(/(^|[._])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase())}`,
+    summary: type,
+    description: `${description}. Signed per Standard Webhooks (standardwebhooks.com) with the endpoint's secret; the same envelope is listed by GET /v2/events.`,
+    tags: ["Events"],
+    parameters: [
+      header("webhook-id", "The event's id: the same event delivered again carries the same id"),
+      header("webhook-timestamp", "Seconds since the epoch when this attempt was signed"),
+      header("webhook-signature", "v1,<base64 HMAC-SHA256>; several, space-separated, while a rotated secret is in its grace period"),
+    ],
+    requestBody: { required: true, content: { "application/json": { schema } } },
+    responses: { "200": { description: "Any 2xx acknowledges the event; anything else, or no answer in time, is retried" } },
+  };
 }
 
 /** Groups for the reader of /docs, by path: the domains a caller thinks in. */

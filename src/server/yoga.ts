@@ -40,6 +40,8 @@ export type YogaDeps = {
   readiness: ReadinessCheck[];
   table: CompiledRoute[];
   openApi: unknown;
+  /** every event type with its envelope's JSON Schema, served at /docs/events */
+  eventCatalogue: unknown;
   /** the REST answer and v1 policy, shared with the GET lane */
   answerRoute: RouteAnswerer;
   legacy: LegacyPolicy;
@@ -61,6 +63,7 @@ export function buildYoga({
   readiness,
   table,
   openApi,
+  eventCatalogue,
   answerRoute,
   legacy,
   rateLimiter,
@@ -79,6 +82,7 @@ export function buildYoga({
     useProbes({ checks: readiness, metrics, scrape: { auth: services.auth, open: config.metricsPublic, ownPort: config.metricsPort !== undefined } }),
     usePublicDocument("/openapi.json", openApi),
     usePublicDocument("/", apiIndex(config)),
+    usePublicDocument("/docs/events", eventCatalogue),
     useApiDocs(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
     useAuthentication({ auth: services.auth, limiter: rateLimiter, trustProxy: config.trustProxy, publicIntrospection: config.graphiql }),

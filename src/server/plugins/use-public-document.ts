@@ -20,5 +20,12 @@ export function usePublicDocument(path: string, document: unknown): Plugin {
 export const apiIndex = (config: Config) => ({
   name: "Onboarding Gateway",
   version: API_VERSION,
-  links: { graphql: "/graphql", openapi: "/openapi.json", docs: "/docs", health: "/healthz", ...(config.graphiql ? { graphiql: "/graphql" } : {}) },
+  links: {
+    graphql: "/graphql",
+    openapi: "/openapi.json",
+    docs: "/docs",
+    events: "/docs/events",
+    health: "/healthz",
+    ...(config.graphiql ? { graphiql: "/graphql" } : {}),
+  },
 });
