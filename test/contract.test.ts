@@ -22,7 +22,7 @@ type Onboard = (
   baseUrl: string,
   apiKey: string,
   options?: { fetch?: (request: Request) => Promise<Response>; refused?: boolean },
-) => Promise<{ seen: Record<string, number>; userId: string; ids: string[] }>;
+) => Promise<{ seen: Record<string, number>; userId: string; ids: string[]; checkTypes: string[] }>;
 
 const here = path.join(import.meta.dirname, "contract");
 const tsc = path.resolve(import.meta.dirname, "../node_modules/typescript/bin/tsc");
@@ -41,7 +41,7 @@ describe("the published contract with a generated client", () => {
   let t: TestApp;
   let base: string;
   beforeAll(async () => {
-    t = await startTestApp("pglite");
+    t = await startTestApp("pglite", { WEBHOOK_ALLOW_PRIVATE: "1" }); // the flow's webhook endpoint is on 127.0.0.1
     base = `http://127.0.0.1:${await t.app.start(0, "127.0.0.1")}`;
   });
   afterAll(() => t?.stop());
@@ -70,11 +70,28 @@ describe("the published contract with a generated client", () => {
       "requirements without a country": 400,
       "trigger otp by header": 202,
       "verify a wrong code": 422,
+      "sandbox messages": 200,
+      "verify the code": 200,
       verify: 422,
       list: 200,
+      "upload a document": 201,
+      "list documents": 200,
+      "read a document": 200,
+      "download its file": 200,
+      "list checks": 200,
+      "ask for a check": 202,
+      "list events": 200,
+      "create a webhook endpoint": 201,
+      "list webhook endpoints": 200,
+      "delete the webhook endpoint": 204,
+      "look up currencies": 200,
+      "look up countries": 200,
+      "look up corridors": 200,
     });
     expect(walked).toMatchObject({ status: "PENDING", attemptsLeft: expect.any(Number), stillDue: expect.arrayContaining(["date_of_birth"]) });
     expect(walked.ids).toContain(walked.userId);
+    expect(walked).toMatchObject({ documentType: "PASSPORT", secret: expect.stringMatching(/^whsec_/), codes: expect.arrayContaining(["PHP"]) });
+    expect(new Set(walked.checkTypes)).toEqual(new Set(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]));
 
     // the same flow through Stoplight Prism proxying to the server, every request and answer checked against the document
     await writeFile(path.join(here, "generated/openapi.json"), JSON.stringify(spec));

@@ -10,6 +10,13 @@ import type { paths } from "./generated/api.js";
 
 type Fetch = (request: Request) => Promise<Response>;
 
+/** A 1×1 PNG, as a document's file travels in JSON. */
+const PNG = {
+  file_name: "passport.png",
+  mime_type: "image/png",
+  content_base64: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+} as const;
+
 /** `refused`: also make the calls the document forbids (a validating proxy answers those itself). */
 export async function onboard(baseUrl: string, apiKey: string, { fetch, refused = true }: { fetch?: Fetch; refused?: boolean } = {}) {
   const api = createClient<paths>({ baseUrl, headers: { "X-Api-Key": apiKey }, ...(fetch ? { fetch } : {}) });
@@ -65,14 +72,60 @@ export async function onboard(baseUrl: string, apiKey: string, { fetch, refused 
   note("verify a wrong code", wrong.response);
   const attemptsLeft: number | undefined = wrong.error?.attempts_remaining;
 
+  // the sandbox shows the code that was sent; the right one proves the email
+  const sent = await api.GET("/v2/sandbox/messages", { params: { query: { user_id: userId, channel: "EMAIL" } } });
+  note("sandbox messages", sent.response);
+  const code = sent.data?.data[0]?.code ?? "";
+  note("verify the code", (await api.POST("/v2/users/verify/otp", { body: { user_id: userId, channel: "EMAIL", code } })).response);
+
   const verify = await api.POST("/v2/users/verify", { body: { user_id: userId } });
   note("verify", verify.response);
   const stillDue: string[] = verify.error?.code === "REQUIREMENTS_DUE" ? (verify.error.currently_due ?? []) : [];
+
+  // a document: uploaded as base64, listed, read, its file fetched
+  const uploaded = await api.POST("/v2/users/authentications/documents", {
+    body: { user_id: userId, document_type: "PASSPORT", document_number: "E1234567", issuing_country: "SG", expiry_date: "2031-01-14", file: PNG },
+  });
+  note("upload a document", uploaded.response);
+  const documentId: string = uploaded.data?.document_id ?? "";
+  const documentType: string | undefined = uploaded.data?.document_type;
+  note("list documents", (await api.GET("/v2/users/authentications/documents", { params: { query: { user_id: userId } } })).response);
+  note("read a document", (await api.GET("/v2/users/authentications/documents/{document_id}", { params: { path: { document_id: documentId } } })).response);
+  const file = await api.GET("/v2/users/authentications/documents/{document_id}/file", {
+    params: { path: { document_id: documentId } },
+    parseAs: "arrayBuffer",
+  });
+  note("download its file", file.response);
+
+  // the user's checks: listed, and one more asked for
+  const checks = await api.GET("/v2/users/{user_id}/checks", { params: { path: { user_id: userId } } });
+  note("list checks", checks.response);
+  const checkTypes: string[] = checks.data?.data.map((run) => run.type) ?? [];
+  note("ask for a check", (await api.POST("/v2/users/{user_id}/checks", { params: { path: { user_id: userId } }, body: { type: "KYC" } })).response);
+
+  // what happened since, and a webhook endpoint for what happens next
+  const events = await api.GET("/v2/events", { params: { query: { types: ["user.status.updated"] } } });
+  note("list events", events.response);
+  const endpoint = await api.POST("/v2/webhooks", { body: { url: "http://127.0.0.1:9/hooks", event_types: ["user.status.updated"] } });
+  note("create a webhook endpoint", endpoint.response);
+  const secret: string = endpoint.data?.secret ?? "";
+  note("list webhook endpoints", (await api.GET("/v2/webhooks")).response);
+  note(
+    "delete the webhook endpoint",
+    (await api.DELETE("/v2/webhooks/{webhook_id}", { params: { path: { webhook_id: endpoint.data?.webhook_id ?? "" } } })).response,
+  );
+
+  // remittance lookups
+  const currencies = await api.GET("/payouts/remittances/utilities/currencies", { params: { query: { search: "peso" } } });
+  note("look up currencies", currencies.response);
+  const codes: string[] = currencies.data?.data.map((c) => c.currency_code) ?? [];
+  note("look up countries", (await api.GET("/payouts/remittances/utilities/countries", { params: { query: { records_per_page: 5 } } })).response);
+  note("look up corridors", (await api.GET("/users/wallet/payouts/remittances/corridors", { params: { query: { records_per_page: 5 } } })).response);
 
   const page = await api.GET("/v2/users", { params: { query: { status: "PENDING", records_per_page: 5 } } });
   note("list", page.response);
   const ids: string[] = page.data?.data.map((u) => u.user_id) ?? [];
   const total: number = page.data?.pagination.total_records ?? 0;
 
-  return { userId, initials, status, due, owed, attemptsLeft, stillDue, ids, total, seen };
+  return { userId, initials, status, due, owed, attemptsLeft, stillDue, ids, total, documentType, checkTypes, secret, codes, seen };
 }
