@@ -74,6 +74,7 @@ describe("the published contract with a generated client", () => {
       "verify the code": 200,
       verify: 422,
       list: 200,
+      "list with a mixed-case status": 400,
       "upload a document": 201,
       "list documents": 200,
       "read a document": 200,
@@ -128,7 +129,13 @@ describe("the published contract with a generated client", () => {
         return response;
       };
       const proxied = await onboard(`http://127.0.0.1:${port}`, (await t.createClient("Contract via Prism")).key, { fetch: watched, refused: false });
-      const { "create without fields": _a, "create without contact": _b, "requirements without a country": _c, ...allowed } = walked.seen;
+      const {
+        "create without fields": _a,
+        "create without contact": _b,
+        "requirements without a country": _c,
+        "list with a mixed-case status": _d,
+        ...allowed
+      } = walked.seen;
       expect(
         { seen: proxied.seen, violations },
         log

@@ -122,7 +122,10 @@ export async function onboard(baseUrl: string, apiKey: string, { fetch, refused 
   note("look up countries", (await api.GET("/payouts/remittances/utilities/countries", { params: { query: { records_per_page: 5 } } })).response);
   note("look up corridors", (await api.GET("/users/wallet/payouts/remittances/corridors", { params: { query: { records_per_page: 5 } } })).response);
 
-  const page = await api.GET("/v2/users", { params: { query: { status: "PENDING", records_per_page: 5 } } });
+  // enum values in the spellings the document declares: as GraphQL names them, or in lower case
+  const page = await api.GET("/v2/users", { params: { query: { status: "pending", records_per_page: 5 } } });
+  // @ts-expect-error a mixed case is not a declared spelling (the server answers 400)
+  if (refused) note("list with a mixed-case status", (await api.GET("/v2/users", { params: { query: { status: "Pending" } } })).response);
   note("list", page.response);
   const ids: string[] = page.data?.data.map((u) => u.user_id) ?? [];
   const total: number = page.data?.pagination.total_records ?? 0;
