@@ -45,4 +45,19 @@ describe("the sandbox's documented outcomes", () => {
       expect(latest?.status, `${row.type} ${JSON.stringify(row.body)}`).toBe(row.status);
     }
   }, 60_000);
+
+  it("shows each sanctions hit with the matcher's explanation, over REST and GraphQL alike", async () => {
+    const body = { first_name: "Muammar", last_name: "Gadhafi", date_of_birth: "1942-06-07", nationality: "LY", email: "hit@example.com" };
+    const userId = (await t.rest("POST", "/v2/users", { key, body })).body.user_id as string;
+    await t.checksSettled();
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data as { type: string; result: { matches: any[] } }[];
+    const hit = runs.find((run) => run.type === "SANCTIONS_SCREENING")!.result.matches[0];
+    expect(hit).toMatchObject({ entryId: "12606", status: expect.stringMatching(/CONSIDER|REJECTED/) });
+    expect(hit.explanation.name.pairs).toContainEqual(expect.objectContaining({ given: "gadhafi", similarity: expect.any(Number) }));
+    expect(hit.explanation.dateOfBirth).toMatchObject({ given: "1942-06-07", verdict: expect.stringMatching(/exact|year|near/) });
+    expect(hit.explanation.nationality).toEqual({ given: "LY", listed: [], verdict: "unknown" }); // the entry lists no nationality
+    const gql = await t.gql(key, `{ user(id: "${userId}") { checks { type result { matches } } } }`);
+    const viaGraphQL = gql.data.user.checks.find((run: { type: string }) => run.type === "SANCTIONS_SCREENING").result.matches[0];
+    expect(viaGraphQL).toEqual(hit);
+  });
 });

@@ -53,6 +53,29 @@ describe("screenPerson", () => {
     for (const person of variants) expect([person, against(person.firstName === "Abid" ? TIKRITI : OREJUELA, person).status]).toEqual([person, "CONSIDER"]);
   });
 
+  it("explains a match feature by feature: the words paired and how alike, the dates and nationalities compared, the name that matched", () => {
+    const variant = screen({ firstName: "Muammar", lastName: "Gadhafi" }).matches.find((m) => m.entryId === QADHAFI)!;
+    expect(variant.explanation.name.pairs).toEqual(
+      expect.arrayContaining([
+        { given: "muammar", listed: "muammar", similarity: 1 },
+        expect.objectContaining({ given: "gadhafi", listed: expect.stringMatching(/^q[a-z]+fi$/), similarity: expect.any(Number) }),
+      ]),
+    );
+    expect(variant.explanation.name.pairs.find((p) => p.given === "gadhafi")!.similarity).toBeLessThan(1);
+    expect(variant.explanation.dateOfBirth).toMatchObject({ given: null, verdict: "unknown" });
+    const tikriti = screen({
+      firstName: "Abid",
+      middleName: "Hamid",
+      lastName: "Mahmud al-Tikriti",
+      dateOfBirth: "1990-03-01",
+      nationality: "FR",
+    }).matches.find((m) => m.entryId === TIKRITI)!;
+    expect(tikriti.explanation.dateOfBirth).toMatchObject({ given: "1990-03-01", verdict: "conflict", listed: [expect.stringMatching(/1957/)] });
+    expect(tikriti.explanation.nationality).toEqual({ given: "FR", listed: ["IQ"], verdict: "conflict" });
+    expect(tikriti.explanation.name).toMatchObject({ unpairedGiven: [], reordered: false });
+    expect(tikriti.explanation.alias).toMatchObject({ matched: tikriti.matchedName, weak: false });
+  });
+
   it("weighs date of birth and nationality: agreeing raises, conflicting lowers", () => {
     const name = { firstName: "Abid", middleName: "Hamid", lastName: "Mahmud al-Tikriti" };
     const none = against(TIKRITI, name);

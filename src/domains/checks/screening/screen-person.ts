@@ -40,6 +40,23 @@ interface ScreeningMatch {
   reasons: string[];
   programs: string[];
   status: Exclude<ScreeningStatus, "CLEAR">;
+  explanation: MatchExplanation;
+}
+
+/** How the matcher weighed the name that matched, feature by feature: what a reviewer judges the hit by. */
+interface MatchExplanation {
+  /** the words paired (lower case, accents and scripts folded to ASCII), how alike, and what stayed unpaired on either side */
+  name: {
+    score: number;
+    pairs: { given: string; listed: string; similarity: number }[];
+    unpairedGiven: string[];
+    unpairedListed: string[];
+    reordered: boolean;
+  };
+  dateOfBirth: { given: string | null; listed: string[]; verdict: DobVerdict };
+  nationality: { given: string | null; listed: string[]; verdict: keyof typeof NATIONALITY_EFFECT };
+  /** the listed name that matched: the entry's primary name or one of its aliases (a weak one counts only with the date of birth) */
+  alias: { matched: string; primary: boolean; weak: boolean };
 }
 
 export interface ScreeningResult {
@@ -133,6 +150,12 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
       reasons,
       programs: entry.programs,
       status: strong ? "REJECTED" : "CONSIDER",
+      explanation: {
+        name: nameExplanation(query, parsedName(watchlist, at), alignment),
+        dateOfBirth: { given: person.dateOfBirth ?? null, listed: entry.birthDates.map((b) => b.text), verdict: dob },
+        nationality: { given: person.nationality ?? null, listed: entry.nationalities, verdict: nationality },
+        alias: { matched: listed.text, primary: listed.text === entry.names[0]!.text, weak: !!listed.weak },
+      },
     };
     const previous = best.get(entry);
     if (!previous || rankOf(match) > rankOf(previous)) best.set(entry, match);
@@ -140,6 +163,20 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
   const matches = [...best.values()].sort((a, b) => rankOf(b) - rankOf(a) || a.entryId.localeCompare(b.entryId, "en", { numeric: true })).slice(0, MAX_MATCHES);
   const status: ScreeningStatus = matches.some((m) => m.status === "REJECTED") ? "REJECTED" : matches.length ? "CONSIDER" : "CLEAR";
   return { status, score: matches[0]?.score ?? 0, matches, watchlistVersion: watchlist.version.id };
+}
+
+/** The alignment in words: each pair's words on both sides, and the words left unpaired. */
+function nameExplanation(query: ParsedName, listed: ParsedName, alignment: NonNullable<ReturnType<typeof alignNames>>): MatchExplanation["name"] {
+  const words = (name: ParsedName, at: number[]) => at.map((i) => name.tokens[i]!.text).join(" ");
+  const paired = (name: ParsedName, side: "query" | "listed") => new Set(alignment.pairs.flatMap((p) => p[side]));
+  const unpaired = (name: ParsedName, used: Set<number>) => name.tokens.flatMap((token, i) => (used.has(i) ? [] : [token.text]));
+  return {
+    score: round(alignment.score),
+    pairs: alignment.pairs.map((p) => ({ given: words(query, p.query), listed: words(listed, p.listed), similarity: round(p.similarity) })),
+    unpairedGiven: unpaired(query, paired(query, "query")),
+    unpairedListed: unpaired(listed, paired(listed, "listed")),
+    reordered: alignment.reordered,
+  };
 }
 
 const rankOf = (m: ScreeningMatch) => (m.status === "REJECTED" ? 1 : 0) + m.score;
