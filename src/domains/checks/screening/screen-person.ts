@@ -168,13 +168,15 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
 /** The alignment in words: each pair's words on both sides, and the words left unpaired. */
 function nameExplanation(query: ParsedName, listed: ParsedName, alignment: NonNullable<ReturnType<typeof alignNames>>): MatchExplanation["name"] {
   const words = (name: ParsedName, at: number[]) => at.map((i) => name.tokens[i]!.text).join(" ");
-  const paired = (name: ParsedName, side: "query" | "listed") => new Set(alignment.pairs.flatMap((p) => p[side]));
-  const unpaired = (name: ParsedName, used: Set<number>) => name.tokens.flatMap((token, i) => (used.has(i) ? [] : [token.text]));
+  const unpaired = (name: ParsedName, side: "query" | "listed") => {
+    const used = new Set(alignment.pairs.flatMap((p) => p[side]));
+    return name.tokens.flatMap((token, i) => (used.has(i) ? [] : [token.text]));
+  };
   return {
     score: round(alignment.score),
     pairs: alignment.pairs.map((p) => ({ given: words(query, p.query), listed: words(listed, p.listed), similarity: round(p.similarity) })),
-    unpairedGiven: unpaired(query, paired(query, "query")),
-    unpairedListed: unpaired(listed, paired(listed, "listed")),
+    unpairedGiven: unpaired(query, "query"),
+    unpairedListed: unpaired(listed, "listed"),
     reordered: alignment.reordered,
   };
 }
