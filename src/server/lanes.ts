@@ -70,7 +70,6 @@ export function createLanes(deps: LaneDeps) {
   const { services, metrics, table, answerRoute, rateLimiter, compiled } = deps;
   const log = { logger: services.logger, metrics };
 
-  /** a write the lane takes (see above): decided from the headers alone, before any byte is read */
   /**
    * A JSON body of declared length within MAX_BODY_BYTES and no Idempotency-Key: what both lanes
    * take (a chunked or larger body needs yoga's limits and upload slots, a replay yoga's store).
@@ -197,13 +196,12 @@ export function createLanes(deps: LaneDeps) {
     const pathname = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? "" : url.slice(q);
     const match = laneRoute(req, pathname);
-    // a write's body that never arrives whole (the caller hung up) ends here: there is no one to answer
+    // either lane: a body that never arrives whole (the caller hung up) ends here, there is no one to answer
     if (match) {
       metrics.countLane("rest");
       await restLane(req, res, pathname, search, match).catch(() => res.destroy());
       return true;
     }
-    // a body that never arrives whole (the caller hung up) ends here: there is no one to answer
     if (isLaneQuery(req, pathname))
       return graphqlLane(req, res).catch(() => {
         res.destroy();
