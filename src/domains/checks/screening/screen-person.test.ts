@@ -74,6 +74,12 @@ describe("screenPerson", () => {
     expect(tikriti.explanation.nationality).toEqual({ given: "FR", listed: ["IQ"], verdict: "conflict" });
     expect(tikriti.explanation.name).toMatchObject({ unpairedGiven: [], reordered: false });
     expect(tikriti.explanation.alias).toMatchObject({ matched: tikriti.matchedName, weak: false });
+    // the hit names its list and version, and every name the entry is listed under
+    expect(tikriti).toMatchObject({
+      list: "OFAC-SDN",
+      listVersion: watchlist.version.id,
+      entryNames: expect.arrayContaining([tikriti.name, tikriti.matchedName]),
+    });
   });
 
   it("weighs date of birth and nationality: agreeing raises, conflicting lowers", () => {

@@ -29,12 +29,17 @@ export interface PersonToScreen {
 type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
 
 interface ScreeningMatch {
+  /** the list screened against and its version (the file's name and content hash) */
+  list: string;
+  listVersion: string;
   /** the SDN `ent_num` */
   entryId: string;
   /** the entry's primary name as listed */
   name: string;
   /** the listed name or alias that matched */
   matchedName: string;
+  /** every name the entry is listed under (at most ENTRY_NAMES), its primary name first */
+  entryNames: string[];
   score: number;
   /** stable codes: name_exact | name_fuzzy | name_reordered | name_missing_parts | name_extra_parts | weak_alias | dob_exact | dob_year | dob_near | dob_conflict | nationality_match | nationality_conflict */
   reasons: string[];
@@ -72,6 +77,8 @@ const CONSIDER_AT = 0.86;
 const REJECT_AT = 0.95;
 const REJECT_NAME_AT = 0.92;
 const MAX_MATCHES = 10;
+/** A hit names its entry's names up to this many: a few entries list dozens of aliases. */
+const ENTRY_NAMES = 20;
 
 const DOB_EFFECT = { exact: 0.07, year: 0.04, near: 0, conflict: -0.12, unknown: 0 } as const;
 const NATIONALITY_EFFECT = { match: 0.03, conflict: -0.02, unknown: 0 } as const;
@@ -143,9 +150,12 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
       ...(nationality === "unknown" ? [] : [`nationality_${nationality}`]),
     ];
     const match: ScreeningMatch = {
+      list: watchlist.version.source,
+      listVersion: watchlist.version.id,
       entryId: entry.id,
       name: entry.names[0]!.text,
       matchedName: listed.text,
+      entryNames: entry.names.slice(0, ENTRY_NAMES).map((n) => n.text),
       score,
       reasons,
       programs: entry.programs,
