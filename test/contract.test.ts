@@ -8,13 +8,13 @@
  * a problem member or status undeclared, or a refused call (`@ts-expect-error`) the document allows.
  */
 import { execFile, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./helpers/ports.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 
 /** What integrator.ts exports, as far as this test reads it. */
@@ -27,15 +27,6 @@ type Onboard = (
 const here = path.join(import.meta.dirname, "contract");
 const tsc = path.resolve(import.meta.dirname, "../node_modules/typescript/bin/tsc");
 const prism = path.resolve(import.meta.dirname, "../node_modules/@stoplight/prism-cli/dist/index.js");
-
-/** A port nothing listens on now. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 describe("the published contract with a generated client", () => {
   let t: TestApp;

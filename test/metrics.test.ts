@@ -1,7 +1,7 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../src/rest/routes.js";
 import { ADMIN_KEY, startTestApp, type TestApp } from "./helpers/app.js";
+import { freePort } from "./helpers/ports.js";
 
 /** The label values of one label across the http_requests_total lines of a scrape. */
 const labelValues = (text: string, label: string) =>
@@ -46,14 +46,6 @@ describe("metrics labels", () => {
     expect(text.length).toBeLessThan(100_000);
   }, 120_000);
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 describe("/metrics in production", () => {
   let t: TestApp;
