@@ -49,8 +49,9 @@ import { createWrites } from "./writes.js";
 import { defineCardActivation } from "./domains/wallets/wallets.service.js";
 import { defineWebhookDelivery } from "./domains/webhooks/webhooks.dispatch.js";
 import { defineCheckRunner } from "./domains/checks/checks.engine.js";
-import { builtInProviders } from "./domains/checks/checks.providers.js";
+import { builtInProviders, watchlistSource } from "./domains/checks/checks.providers.js";
 import { definePeriodicChecks } from "./domains/checks/checks.periodic.js";
+import { defineWatchlistRescreen, newestImportTimes } from "./domains/checks/checks.rescreen.js";
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -107,11 +108,13 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     providers: builtInProviders({ ...services, dataDir: config.dataDir }),
   });
   await definePeriodicChecks({ db: database.prisma, logger, jobs, transact }, config.periodicChecksCron);
+  await defineWatchlistRescreen({ db: database.prisma, logger, jobs, transact, watchlist: watchlistSource(config.dataDir) });
   await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
   // what a crash left unrelayed, or a process without the relay wrote, goes out now, not at the next write
   if (work) void outbox.relayPending().catch((err: Error) => logger.warn({ err: err.message }, "outbox relay at start failed; the relay jobs will retry"));
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
+  metrics.watchListImports(() => newestImportTimes(database.prisma));
   const demo = await bootstrapDemo(config, database, services);
   const sharedCache = createSharedCache(services.events);
   const stopForgetting = forgetOnKeyChanges(services.auth, services.events);
@@ -213,7 +216,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       if (database.kind === "pglite" && !database.ephemeral)
         closeControl = await serveControlSocket(
           config.dataDir,
-          { db: database.prisma, transact, migrate: async () => [], events: services.events, jobs: async () => jobs, logger },
+          { db: database.prisma, transact, migrate: async () => [], dataDir: config.dataDir, events: services.events, jobs: async () => jobs, logger },
           (err) => logger.error({ err }, "cli command failed"),
         ).catch((err: Error) => {
           logger.warn({ err: err.message }, "no control socket for the CLI in DATA_DIR");

@@ -4,8 +4,28 @@
  */
 
 /** What an API client's key may hold. Operator power is none of them: it is who the caller is (OPERATOR_ONLY). */
-export const CLIENT_SCOPES = ["users:read", "users:write", "documents:read", "documents:write", "lookups:read", "webhooks:manage"] as const;
+export const CLIENT_SCOPES = [
+  "users:read",
+  "users:write",
+  "documents:read",
+  "documents:write",
+  "lookups:read",
+  "webhooks:manage",
+  "compliance:review",
+] as const;
 export type Scope = (typeof CLIENT_SCOPES)[number];
+
+/** Reviewing belongs to a named person: only a reviewer's key holds it (keyScopes). */
+export const REVIEW_SCOPE = "compliance:review";
+/** What a reviewer's key holds of its client's scopes: it reviews and reads, it does not change users. */
+const REVIEWER_SCOPES: ReadonlySet<string> = new Set([REVIEW_SCOPE, "users:read", "documents:read"]);
+
+/** A key's scopes from its client's: a reviewer's key the reviewing ones, any other key all but reviewing. */
+export const keyScopes = (clientScopes: readonly string[], reviewer: Reviewer | null): ReadonlySet<string> =>
+  new Set(clientScopes.filter((scope) => (reviewer ? REVIEWER_SCOPES.has(scope) : scope !== REVIEW_SCOPE)));
+
+/** The named person a reviewer key belongs to (issued by the operator, bound to the key). */
+export type Reviewer = { id: string; name: string };
 
 /**
  * What operator-only operations (REST routes, GraphQL fields) require: the operator principal
@@ -14,7 +34,7 @@ export type Scope = (typeof CLIENT_SCOPES)[number];
 export const OPERATOR_ONLY = "operator";
 
 export type Principal =
-  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string> }
+  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string>; reviewer?: Reviewer | null }
   | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
 
 /** Who writes, as the audit trail records it: the principal and the request that carried the change. */

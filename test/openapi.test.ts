@@ -208,6 +208,27 @@ describe("OpenAPI", () => {
     await call("PUT", "/v2/users/{user_id}", `/v2/users/${legacy.user_id}`, { body: { status: "CLOSED" } });
     const events = await call("GET", "/v2/events", "/v2/events?types=user.status.updated");
     expect(events.data.length).toBeGreaterThan(0);
+    // reviews: a possible sanctions match opens one; two reviewers reject it, four eyes
+    const reviewerKey = async (name: string) =>
+      (await call("POST", "/admin/clients/{client_id}/reviewers", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name } }))
+        .api_key as string;
+    const [ada, ben] = [await reviewerKey("Ada"), await reviewerKey("Ben")];
+    const listed = await call("POST", "/v2/users", "/v2/users", { body: { first_name: "Qassem", last_name: "Soleymani", email: "q.openapi@example.com" } });
+    await t.checksSettled();
+    await call("GET", "/v2/reviews/reason-codes", "/v2/reviews/reason-codes", { key: ada });
+    const queue = await call("GET", "/v2/reviews", "/v2/reviews?status=OPEN&type=SANCTIONS_SCREENING", { key: ada });
+    const opened = queue.data.find((r: { user_id: string }) => r.user_id === listed.user_id);
+    const review = await call("GET", "/v2/reviews/{review_id}", `/v2/reviews/${opened.review_id}`, { key: ada });
+    await call("POST", "/v2/reviews/{review_id}/assign", `/v2/reviews/${review.review_id}/assign`, { key: ada, body: {} });
+    await call("POST", "/v2/reviews/{review_id}/decision", `/v2/reviews/${review.review_id}/decision`, {
+      key: ada,
+      body: {
+        outcome: "REJECT",
+        reason_code: "confirmed_sanctions_match",
+        hits: review.hits.map((h: { hit_id: string }) => ({ hit_id: h.hit_id, decision: "TRUE_MATCH" })),
+      },
+    });
+    await call("POST", "/v2/reviews/{review_id}/approve", `/v2/reviews/${review.review_id}/approve`, { key: ben, body: {} });
     // lookups
     await call(
       "GET",

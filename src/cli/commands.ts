@@ -13,6 +13,8 @@ import { importReferenceFile } from "../domains/remittance/remittance.import.js"
 import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
 import { snakeKeys } from "./snake-keys.js";
 import { runPeriodicChecks } from "../domains/checks/checks.periodic.js";
+import { recordWatchlistImport } from "../domains/checks/checks.rescreen.js";
+import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import type { Jobs } from "../jobs/jobs.engine.js";
 import { createLogger, type Logger } from "../lib/logger.js";
 
@@ -23,7 +25,7 @@ export const USAGE = `usage: cli <command>
   keys revoke --key KEY_ID
   reference import FILE   (.json or .csv, see docs/reference-import.md; all or nothing)
   compliance import FILE  (one rule set, data/compliance/README.md; running servers pick it up)
-  watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, then copied into DATA_DIR/sanctions)
+  watchlist import FILE [--date YYYY-MM-DD]   (a newer OFAC SDN sdn.csv; validated, copied into DATA_DIR/sanctions, and whoever its changes could concern re-screened)
   checks run-periodic     (one pass now: queues re-screening for every user who is due; the service's workers run them)
   migrate
   worker                  (works background jobs until SIGTERM; run the web instances with JOBS=0)
@@ -35,8 +37,16 @@ export class UsageError extends Error {}
  * What a command needs: the database, how to migrate it, the bus that tells running instances of a
  * change, and (for commands that queue work) the job engine, opened on demand.
  */
-/** `transact`: how this process writes (the service's own through the control socket, else the CLI's: src/writes.ts). */
-export type CommandContext = { db: Db; transact: Transact; migrate: () => Promise<string[]>; events?: EventBus; jobs?: () => Promise<Jobs>; logger?: Logger };
+/** `transact`: how this process writes (the service's own through the control socket, else the CLI's: src/writes.ts). `dataDir`: where lists go. */
+export type CommandContext = {
+  db: Db;
+  transact: Transact;
+  migrate: () => Promise<string[]>;
+  dataDir: string;
+  events?: EventBus;
+  jobs?: () => Promise<Jobs>;
+  logger?: Logger;
+};
 
 export function parseCommand(argv: string[]) {
   const { positionals, values } = parseArgs({
@@ -55,7 +65,7 @@ export function parseCommand(argv: string[]) {
   return { command: positionals.slice(0, 2).join(" "), positionals, values };
 }
 
-export async function runCommand({ db, transact, migrate, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
+export async function runCommand({ db, transact, migrate, dataDir, events, jobs, logger }: CommandContext, argv: string[]): Promise<unknown> {
   const { command, positionals, values } = parseCommand(argv);
   const applied = await migrate();
   // a key change reaches every instance's principal cache, as the admin mutations' does
@@ -101,6 +111,30 @@ export async function runCommand({ db, transact, migrate, events, jobs, logger }
       const file = positionals[2];
       if (!file) throw new UsageError("compliance import needs a FILE (a rule set, .json)");
       return { imported: await importRuleSetFile({ db, transact }, file, CLI_ACTOR) };
+    }
+    case "watchlist import": {
+      const file = positionals[2];
+      if (!file) throw new UsageError("watchlist import needs a FILE (OFAC sdn.csv)");
+      let importId = "";
+      const r = await importWatchlistFile(file, dataDir, values.date, async (imported) => {
+        importId = (await recordWatchlistImport({ db, transact }, imported)).id;
+      });
+      return {
+        import_id: importId,
+        version: r.version.id,
+        published_on: r.version.publishedOn,
+        sha256: r.version.sha256,
+        individuals: r.stats.individuals,
+        names: r.stats.names,
+        file: r.file,
+        replaced: r.replaced,
+        previous: r.previous.id,
+        // individuals only (the screened ones); the re-screen of whoever they could concern is queued
+        added: r.diff.added.length,
+        changed: r.diff.changed.length,
+        removed: r.diff.removed.length,
+        build_ms: r.stats.buildMs,
+      };
     }
     case "checks run-periodic": {
       if (!jobs) throw new UsageError("checks run-periodic needs the job engine");

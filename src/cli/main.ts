@@ -5,6 +5,7 @@
  * control socket (PGlite is one process); otherwise the CLI opens the configured database itself
  * and, with REDIS_URL, tells running instances of its changes through the event bus.
  */
+import path from "node:path";
 import { printSchema } from "graphql";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { createDb, isMemoryDir } from "../db/client.js";
@@ -13,12 +14,12 @@ import { createLogger } from "../lib/logger.js";
 import { createRedis } from "../lib/redis.js";
 import { redisPrefix } from "../db/deployment.js";
 import { DomainError } from "../lib/errors.js";
-import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
 import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
 import { cliTransact } from "../writes.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
 import { DataDirInUse } from "../db/data-dir.js";
+import { RESCREEN_QUEUE } from "../domains/checks/checks.rescreen.js";
 
 // what a command writes under DATA_DIR (the embedded database, a watchlist) is the service account's alone
 process.umask(0o077);
@@ -32,7 +33,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  if (parseCommand(argv).command === "watchlist import") return report(await importWatchlist(config, argv));
+  const { command, positionals } = parseCommand(argv);
+  // the list as this shell names it: the server the command may go to has a working directory of its own
+  if (command === "watchlist import" && positionals[2]) argv = argv.map((arg) => (arg === positionals[2] ? path.resolve(arg) : arg));
   if (!config.databaseUrl && !isMemoryDir(config.dataDir)) {
     const answer = await sendToServer(config.dataDir, argv);
     if (answer) return report(answer);
@@ -70,6 +73,7 @@ async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
   const opened: { jobs?: Jobs } = {};
   const openJobs = async () => {
     const jobs = (opened.jobs ??= createJobs(db, logger));
+    await jobs.define(RESCREEN_QUEUE); // `watchlist import` queues to it, maybe before any service made it
     await jobs.start({ work: false }); // sends only: the service's (or `cli worker`'s) workers run what is queued
     return jobs;
   };
@@ -77,7 +81,7 @@ async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
     await redis?.ready();
     const events = createEventBus(redis?.pubsub);
     const transact = cliTransact(db.prisma, { bus: events, jobs: openJobs, logger });
-    const result = await runCommand({ db: db.prisma, transact, migrate: db.migrate, events, jobs: openJobs, logger }, argv);
+    const result = await runCommand({ db: db.prisma, transact, migrate: db.migrate, dataDir: config.dataDir, events, jobs: openJobs, logger }, argv);
     await redis?.client.ping(); // commands go out in order: the events published above have left
     return { result };
   } catch (error) {
@@ -89,26 +93,6 @@ async function runHere(config: Config, argv: string[]): Promise<ControlAnswer> {
     redis?.disconnect();
     await db.close();
   }
-}
-
-/** A watchlist is a file under DATA_DIR, not a table: it needs no database and no running server. */
-async function importWatchlist(config: Config, argv: string[]): Promise<ControlAnswer> {
-  const { positionals, values } = parseCommand(argv);
-  const file = positionals[2];
-  if (!file) return { error: { usage: "watchlist import needs a FILE (OFAC sdn.csv)" } };
-  const r = await importWatchlistFile(file, config.dataDir, values.date);
-  return {
-    result: {
-      version: r.version.id,
-      published_on: r.version.publishedOn,
-      sha256: r.version.sha256,
-      individuals: r.stats.individuals,
-      names: r.stats.names,
-      file: r.file,
-      replaced: r.replaced,
-      build_ms: r.stats.buildMs,
-    },
-  };
 }
 
 function report({ result, error }: ControlAnswer): number {

@@ -10,5 +10,6 @@ import "../domains/checks/checks.schema.js";
 import "../domains/documents/documents.schema.js";
 import "../domains/wallets/wallets.schema.js";
 import "../domains/webhooks/webhooks.schema.js";
+import "../domains/reviews/reviews.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

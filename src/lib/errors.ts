@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: "A request with this Idempotency-Key is still in flight" },
   INVALID_STATE_TRANSITION: { status: 409, title: "The object's status does not allow this change" },
   NO_PENDING_CHANGE: { status: 409, title: "There is no pending change to confirm" },
+  SECOND_REVIEWER_REQUIRED: { status: 409, title: "A second, different reviewer must approve this decision" },
   PRECONDITION_FAILED: { status: 412, title: "The object changed since you read it" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },

@@ -89,6 +89,35 @@ export function createMetrics({ routeOf }: { routeOf: (pathname: string) => stri
         g.set((await outbox()).oldestSeconds);
       });
     },
+    /**
+     * The newest watchlist import, read on each scrape and labelled with its list version: users its
+     * re-screen queued, and seconds from the import to the re-screen queued and to the last alert it
+     * raised (no sample until there is one).
+     */
+    watchListImports(
+      newest: () => Promise<{ listVersion: string; rescreened: number; rescreenSeconds: number | null; lastAlertSeconds: number | null } | null>,
+    ) {
+      const gauge = (name: string, help: string, pick: (n: NonNullable<Awaited<ReturnType<typeof newest>>>) => number | null) =>
+        new Gauge({
+          name,
+          help,
+          labelNames: ["list_version"],
+          registers: [registry],
+          async collect() {
+            this.reset();
+            const n = await newest();
+            const value = n && pick(n);
+            if (n && value !== null) this.set({ list_version: n.listVersion }, value);
+          },
+        });
+      gauge("watchlist_import_rescreened_users", "Users the newest watchlist import queued a re-screen for", (n) => n.rescreened);
+      gauge("watchlist_import_rescreen_delay_seconds", "Seconds from the newest watchlist import to its re-screen queued", (n) => n.rescreenSeconds);
+      gauge(
+        "watchlist_import_last_alert_delay_seconds",
+        "Seconds from the newest watchlist import to the last alert (review) its re-screen raised",
+        (n) => n.lastAlertSeconds,
+      );
+    },
     /** one call of a v1 route: operators see who still has to migrate */
     countLegacy(route: string, clientId: string) {
       legacy.inc({ route, client_id: clientId });

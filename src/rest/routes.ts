@@ -14,6 +14,7 @@ import { eventsRoutes } from "../domains/events/events.routes.js";
 import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
 import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
+import { reviewsRoutes } from "../domains/reviews/reviews.routes.js";
 
 export const routes: Route[] = [
   ...clientsRoutes,
@@ -26,6 +27,7 @@ export const routes: Route[] = [
   ...walletsRoutes,
   ...webhooksRoutes,
   ...eventsRoutes,
+  ...reviewsRoutes,
   ...legacyRoutes,
 ];
 

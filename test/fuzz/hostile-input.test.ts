@@ -18,7 +18,7 @@ import {
   type GraphQLInputType,
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR_ONLY } from "../../src/principal.js";
+import { OPERATOR_ONLY, REVIEW_SCOPE } from "../../src/principal.js";
 import { schema } from "../../src/graphql/schema.js";
 import { toSnake } from "../../src/lib/case.js";
 import { compileRoutes, type CompiledRoute } from "../../src/rest/routes.js";
@@ -179,7 +179,39 @@ const queryFor = (route: CompiledRoute) => {
   return fc.array(fc.tuple(fc.constantFrom(...names), raw), { maxLength: 3 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
 };
 
-function requestFor(ids: string[]): fc.Arbitrary<Sent & { admin: boolean }> {
+/** Who sends a request: the operator, the client's own key, or one of its reviewers (compliance:review). */
+type Caller = "admin" | "client" | "reviewer";
+const callerOf = (scope: string): Caller => (scope === OPERATOR_ONLY ? "admin" : scope === REVIEW_SCOPE ? "reviewer" : "client");
+
+/** An open screening review with one hit, written as the checks engine would, for the review routes to act on. */
+async function openReview(t: TestApp, clientId: string, userId: string) {
+  const run = await t.db.checkRun.create({
+    data: { clientId, userId, type: "SANCTIONS_SCREENING", trigger: "MANUAL", status: "CONSIDER", decidedBy: "SYSTEM" },
+  });
+  const hit = { list: "OFAC-SDN", listVersion: "fuzz", entryId: "1", entryHash: "e", subjectHash: "s", score: 0.9 };
+  const feature = { given: null, listed: [], verdict: "unknown" };
+  const explanation = {
+    name: { score: 0.9, pairs: [{ given: "a", listed: "a", similarity: 1 }], unpairedGiven: [], unpairedListed: [], reordered: false },
+    dateOfBirth: feature,
+    nationality: feature,
+    alias: { matched: "A, Fuzz", primary: true, weak: false },
+  };
+  const match = { ...hit, name: "A, Fuzz", matchedName: "A, Fuzz", entryNames: ["A, Fuzz"], status: "CONSIDER", reasons: [], programs: [], explanation };
+  const review = await t.db.review.create({
+    data: {
+      clientId,
+      userId,
+      type: "SANCTIONS_SCREENING",
+      checkRunId: run.id,
+      riskScore: 90,
+      screened: { firstName: "a", lastName: "Fuzz" },
+      hits: { create: { ...hit, clientId, userId, checkRunId: run.id, match } },
+    },
+  });
+  return review.id;
+}
+
+function requestFor(ids: string[]): fc.Arbitrary<Sent & { as: Caller }> {
   return fc.constantFrom(...table).chain((route) =>
     fc
       .record({
@@ -191,7 +223,7 @@ function requestFor(ids: string[]): fc.Arbitrary<Sent & { admin: boolean }> {
         query: queryFor(route),
         payload: route.method === "POST" || route.method === "PUT" ? bodyFor(route) : fc.constant({}),
       })
-      .map(({ path, query, payload }) => ({ method: route.method, path: query ? `${path}?${query}` : path, admin: route.scope === OPERATOR_ONLY, ...payload })),
+      .map(({ path, query, payload }) => ({ method: route.method, path: query ? `${path}?${query}` : path, as: callerOf(route.scope), ...payload })),
   );
 }
 
@@ -246,6 +278,7 @@ describe.each(
 )("hostile input on %s in %s mode", (backend, mode, runs) => {
   let t: TestApp;
   let key: string;
+  let reviewerKey: string;
   let ids: string[];
   let tables: string[];
   const previousMode = process.env.NODE_ENV;
@@ -260,11 +293,14 @@ describe.each(
       LOG_LEVEL: "silent",
       JOBS: "0",
     });
-    key = (await t.createClient("Fuzz")).key;
+    const client = await t.createClient("Fuzz");
+    key = client.key;
+    reviewerKey = (await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Fuzz" } })).body.api_key;
     const made = await Promise.all(
       ["a", "b"].map((n) => t.rest("POST", "/v2/users", { key, body: { first_name: n, last_name: "Fuzz", email: `${n}@fuzz.example` } })),
     );
     ids = made.map((r) => r.body.user_id as string);
+    ids.push(await openReview(t, client.clientId, ids[0]!)); // JOBS=0: no run opens one by itself
     const rows = await t.db.$queryRawUnsafe<{ name: string }[]>(
       "select tablename as name from pg_tables where schemaname = current_schema() and tablename not like '\\_%' order by 1",
     );
@@ -279,11 +315,14 @@ describe.each(
     JSON.stringify(await t.db.$queryRawUnsafe(`select ${tables.map((n) => `(select count(*)::int from "${n}") as "${n}"`).join(", ")}`));
 
   let known = "";
-  async function send(req: Sent, asAdmin: boolean) {
+  async function send(req: Sent, as: Caller) {
     known ||= await counts();
     const res = await t.app.fetch(req.path, {
       method: req.method,
-      headers: { authorization: `Bearer ${asAdmin ? ADMIN_KEY : key}`, ...(req.contentType ? { "content-type": req.contentType } : {}) },
+      headers: {
+        authorization: `Bearer ${{ admin: ADMIN_KEY, client: key, reviewer: reviewerKey }[as]}`,
+        ...(req.contentType ? { "content-type": req.contentType } : {}),
+      },
       ...(req.body !== undefined ? { body: req.body } : {}),
     });
     const text = await res.text();
@@ -302,7 +341,7 @@ describe.each(
   it(`answers ${runs} generated REST requests over every route without a 5xx, a leak or a stray row`, async () => {
     await fc.assert(
       fc.asyncProperty(requestFor(ids), async (req) => {
-        const { res, text } = await send(req, req.admin);
+        const { res, text } = await send(req, req.as);
         if (res.status >= 400 && res.status !== 304) {
           expect(res.headers.get("content-type"), text).toBe("application/problem+json");
           expect(JSON.parse(text).status).toBe(res.status);
@@ -314,8 +353,8 @@ describe.each(
 
   it(`answers ${Math.round((runs * 2) / 3)} generated GraphQL mutations without a 5xx, a leak or a stray row`, async () => {
     await fc.assert(
-      fc.asyncProperty(mutationRequest(), fc.boolean(), async (req, asAdmin) => {
-        const { res, text } = await send(req, asAdmin);
+      fc.asyncProperty(mutationRequest(), fc.constantFrom<Caller>("admin", "client", "reviewer"), async (req, as) => {
+        const { res, text } = await send(req, as);
         const body = JSON.parse(text);
         for (const error of body.errors ?? []) expect(error.extensions?.code, text).toMatch(/^[A-Z_]+$/);
         expect(res.status === 200 || body.errors?.length, text).toBeTruthy();

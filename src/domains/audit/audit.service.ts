@@ -7,7 +7,9 @@ export type AuditInput = { action: string; targetType: string; targetId: string;
 const rowOf = (actor: Actor, entry: AuditInput) => ({
   ...freshRow(),
   clientId: actor.principal.clientId,
-  actor: actor.principal.kind === "operator" ? "operator" : `key:${actor.principal.keyId}`,
+  // a reviewer acts as the named person their key belongs to
+  actor:
+    actor.principal.kind === "operator" ? "operator" : actor.principal.reviewer ? `reviewer:${actor.principal.reviewer.id}` : `key:${actor.principal.keyId}`,
   action: entry.action,
   targetType: entry.targetType,
   targetId: entry.targetId,

@@ -391,8 +391,8 @@ describe.each(backends)("settling many users at once (%s, jobs not worked)", (ba
     const two = await t.app.database.countQueries(() => runChecks(deps, ofTwo));
     const five = await t.app.database.countQueries(() => runChecks(deps, ofFive));
     expect(five.queries.length).toBe(two.queries.length);
-    // claim, users, alerts; outcomes, users locked, assessed runs, moves, effects, COMMIT; the relay's claim, its webhook fan-out, COMMIT
-    expect(two.queries.length).toBeLessThanOrEqual(12);
+    // claim, users, alerts, suppressed hits; outcomes, users locked, assessed runs, moves, effects, COMMIT; the relay's claim, its webhook fan-out, COMMIT
+    expect(two.queries.length).toBeLessThanOrEqual(13);
     const settled = await t.db.user.findMany({ where: { id: { in: users } }, select: { riskLevel: true, checks: { select: { status: true } } } });
     for (const user of settled) {
       expect(user.riskLevel).not.toBeNull();

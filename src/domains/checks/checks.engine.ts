@@ -16,7 +16,9 @@ import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import type { CheckSubject, Providers } from "./checks.providers.js";
 import { readUserById } from "../users/users.reads.js";
-import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type CheckOutcome } from "./checks.rules.js";
+import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type Assessment, type CheckOutcome } from "./checks.rules.js";
+import { openReviews } from "../reviews/reviews.opening.js";
+import { suppressedHits } from "../reviews/reviews.suppression.js";
 
 const CHECK_RUN_JOB = "checks.run";
 
@@ -170,11 +172,8 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
     const user = users.find((u) => u.id === id);
     if (!user) throw new Error(`user ${id} of completed runs is gone`);
     const ownDone = done.filter((run) => run.userId === id);
-    const after = settlementOf(
-      user,
-      assessedRuns.filter((run) => run.userId === id),
-      ownDone,
-    );
+    const assessed = [...assessByType(assessedRuns.filter((run) => run.userId === id)).values()];
+    const after = settlementOf(user, assessed, ownDone);
     if (after !== user) moves.push(after);
     raiseSettled(write, user, after, ownDone);
     settled.set(id, after);
@@ -191,12 +190,14 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
     }));
     await tx.$executeRawUnsafe(MOVE_USERS, JSON.stringify(rows));
   }
+  // a run a newer one of its type replaces (queued after it, or done since) calls for no person: the newer run will say
+  const current = (run: CheckRun) => !assessedRuns.some((r) => r.userId === run.userId && r.type === run.type && r.createdAt > run.createdAt);
+  await openReviews(write, done.filter(current), (id) => settled.get(id)!.status);
   return settled;
 }
 
 /** The user after its runs: `user` itself when nothing moves. */
-function settlementOf(user: UserState, assessedRuns: AssessedRun[], done: CheckRun[]): UserState {
-  const assessed = [...assessByType(assessedRuns).values()];
+function settlementOf(user: UserState, assessed: Assessment<AssessedRun>[], done: CheckRun[]): UserState {
   const risk = riskOf(assessed.flatMap((a) => a.weighed));
   const byPerson = done.some((run) => run.decidedBy === "OPERATOR");
   const move = statusAfterChecks(user.status as never, new Map(assessed.map((a) => [a.verdict.type, a.verdict])), { byPerson });
@@ -238,10 +239,11 @@ const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
 
 /**
  * Per user, the latest result an upstream system posted on transaction monitoring, when it is an
- * alert (not CLEAR): one statement for every user.
+ * alert (not CLEAR): one statement for every user. A reviewer's decision on the alert closes it as an
+ * upstream CLEAR does.
  */
 const OPEN_ALERTS = `select distinct on (user_id) user_id::text as "userId", status::text, result from check_runs
-  where user_id = any($1::uuid[]) and type = 'TRANSACTION_MONITORING' and result ->> 'provider' = 'upstream'
+  where user_id = any($1::uuid[]) and type = 'TRANSACTION_MONITORING' and result ->> 'provider' in ('upstream', 'review')
   order by user_id, completed_at desc nulls last`;
 async function openAlerts(db: Db, userIds: string[]): Promise<Map<string, CheckSubject["openAlert"]>> {
   const alerts = new Map<string, CheckSubject["openAlert"]>();
@@ -270,15 +272,22 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const subjects = new Map(
     await Promise.all([...owners].map(async ([userId, clientId]) => [userId, await readUserById(deps.db, clientId, userId, { select: SUBJECT })] as const)),
   );
-  const alerts = await openAlerts(
-    deps.db,
-    runs.filter((run) => run.type === "TRANSACTION_MONITORING").map((run) => run.userId),
-  );
+  const usersOf = (type: CheckRun["type"]) => runs.filter((run) => run.type === type).map((run) => run.userId);
+  const [alerts, suppressed] = await Promise.all([
+    openAlerts(deps.db, usersOf("TRANSACTION_MONITORING")),
+    suppressedHits(deps.db, usersOf("SANCTIONS_SCREENING")),
+  ]);
   // a user erased with its runs meanwhile has nothing left to settle
   const live = runs.filter((run) => subjects.get(run.userId));
   const outcomes: CheckOutcome[] = [];
   for (const run of live) {
-    outcomes.push(await outcomeOf(deps, run, { ...subjects.get(run.userId)!, openAlert: alerts.get(run.userId) ?? null }));
+    const subject = {
+      ...subjects.get(run.userId)!,
+      openAlert: alerts.get(run.userId) ?? null,
+      suppressedHits: suppressed.get(run.userId),
+      trigger: run.trigger,
+    };
+    outcomes.push(await outcomeOf(deps, run, subject));
     // a provider's work is the process's own CPU (screening): requests are answered between runs, not after a whole batch
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -336,6 +345,46 @@ async function completeRuns(deps: WriteDeps, completions: Completion[], options:
     write.auditMany(runs.map((run) => ({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] })));
     return { runs, users: await settleUsers(write, runs) };
   });
+}
+
+/**
+ * A person's decision on a user's checks of one type (a review's), as a completed run of its own
+ * (trigger REVIEW, decided by OPERATOR) inside the caller's write: the run reviewed keeps what the
+ * provider found, and the user is settled as by a posted result.
+ */
+export async function recordPersonDecision(
+  write: Write,
+  decision: { clientId: string; userId: string; type: CheckRun["type"]; outcome: CheckOutcome },
+): Promise<CheckRun> {
+  const now = new Date();
+  const { status, ...result } = decision.outcome;
+  const run = await write.tx.checkRun.create({
+    data: {
+      clientId: decision.clientId,
+      userId: decision.userId,
+      type: decision.type,
+      trigger: "REVIEW",
+      status,
+      result: result as object,
+      decidedBy: "OPERATOR",
+      createdAt: now,
+      startedAt: now,
+      completedAt: now,
+    },
+  });
+  write.audit({ action: "check.completed", targetType: "check", targetId: run.id, changedFields: ["status", "result"] });
+  await settleUsers(write, [run]);
+  return run;
+}
+
+/**
+ * The user's risk level from every check type but `type`: what a person deciding on `type` must weigh
+ * beside it (a review's own finding makes the user HIGH by itself).
+ */
+export async function riskApartFrom(tx: Write["tx"], userId: string, type: CheckRun["type"]) {
+  const runs = await tx.$queryRawUnsafe<AssessedRun[]>(ASSESSED_RUNS, [userId]);
+  const others = [...assessByType(runs).values()].filter((a) => a.verdict.type !== type);
+  return riskOf(others.flatMap((a) => a.weighed))?.riskLevel ?? null;
 }
 
 const runsOf = (data: { checkIds?: string[]; checkId?: string }) => data.checkIds ?? [data.checkId!];

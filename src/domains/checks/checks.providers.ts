@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fromRoot } from "../../lib/paths.js";
-import type { CheckType } from "../../../generated/prisma/enums.js";
+import type { CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
 import type { Cipher } from "../../lib/crypto.js";
 import type { RuleBook } from "../compliance/compliance.service.js";
 import { requirementsOf, type RequirementFacts } from "../compliance/compliance.service.js";
@@ -19,6 +19,10 @@ export type CheckSubject = RequirementFacts & {
   id: string;
   /** the latest result an upstream system posted on this check type, when it was not CLEAR */
   openAlert?: { status: CheckOutcome["status"]; reasons: string[] } | null;
+  /** `entryId:entryHash:subjectHash` of the sanctions hits reviewers decided false positives */
+  suppressedHits?: ReadonlySet<string>;
+  /** why the run was queued: a LIST_UPDATE screening looks for the newest list first (checks.rescreen.ts) */
+  trigger?: CheckTrigger;
 };
 
 interface CheckProvider {
@@ -42,11 +46,11 @@ function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvi
 }
 
 /** Sanctions screening against the OFAC SDN list: names and aliases, weighed with birth date and nationality. */
-function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckProvider {
+function sanctionsProvider(watchlist: WatchlistSource): CheckProvider {
   return {
     type: "SANCTIONS_SCREENING",
     async run(subject) {
-      const list = await watchlist();
+      const list = await watchlist({ recheck: subject.trigger === "LIST_UPDATE" });
       const provider = list.version.id;
       if (!subject.firstName && !subject.lastName) return { status: "ERROR", score: 0, reasons: ["name_missing"], matches: [], provider };
       const result = screenPerson(
@@ -58,8 +62,11 @@ function sanctionsProvider(watchlist: () => Promise<Watchlist>): CheckProvider {
           nationality: subject.nationality,
         },
         list,
+        { suppressed: subject.suppressedHits },
       );
-      const reasons = result.matches[0]?.reasons ?? ["no_match"];
+      const counted = result.matches.filter((m) => !m.suppressed);
+      const quieted = result.matches.length - counted.length;
+      const reasons = [...(counted[0]?.reasons ?? ["no_match"]), ...(quieted ? [`suppressed_false_positives:${quieted}`] : [])];
       return { status: result.status, score: result.score, reasons, matches: result.matches, provider };
     },
   };
@@ -119,18 +126,23 @@ export type Providers = Record<CheckType, CheckProvider>;
 /** Lists loaded in this process, by file: every app of the process shares one copy (a loaded list is large). */
 const loadedLists = new Map<string, Promise<Watchlist>>();
 
+/** The file in use by DATA_DIR and when it was looked for: every source of the process on a DATA_DIR agrees on it. */
+const filesInUse = new Map<string, { file: string; checkedAt: number }>();
+
+type WatchlistSource = (options?: { recheck?: boolean }) => Promise<Watchlist>;
+
 /**
  * The watchlist in use, loaded on first use (seconds of CPU, so never at start) and swapped when a newer file
- * lands in DATA_DIR/sanctions (`cli watchlist import`): looked for at most once a minute, on use.
+ * lands in DATA_DIR/sanctions (`cli watchlist import`): looked for at most once a minute, on use, or now with `recheck`.
  */
-function watchlistSource(dataDir: string, recheckMs = 60_000): () => Promise<Watchlist> {
-  let file: string | null = null;
-  let checkedAt = 0;
-  return async () => {
-    if (!file || Date.now() - checkedAt > recheckMs) {
-      checkedAt = Date.now();
-      file = await currentWatchlistFile(dataDir);
+export function watchlistSource(dataDir: string, recheckMs = 60_000): WatchlistSource {
+  return async ({ recheck = false } = {}) => {
+    let inUse = filesInUse.get(dataDir);
+    if (!inUse || recheck || Date.now() - inUse.checkedAt > recheckMs) {
+      inUse = { file: await currentWatchlistFile(dataDir), checkedAt: Date.now() };
+      filesInUse.set(dataDir, inUse);
     }
+    const { file } = inUse;
     let list = loadedLists.get(file);
     if (!list) {
       const loading = file;

@@ -14,7 +14,7 @@ import { getUser } from "../users/users.service.js";
 import type { CheckEvent } from "../events/events.pubsub.js";
 import { ASSESSED_CHECKS, assessByType, CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
 
-builder.enumType(CheckType, { name: "CheckType" });
+export const CheckTypeEnum = builder.enumType(CheckType, { name: "CheckType" });
 builder.enumType(CheckStatus, { name: "CheckStatus" });
 builder.enumType(CheckTrigger, { name: "CheckTrigger" });
 builder.enumType(CheckDecider, {

@@ -26,6 +26,17 @@ export const clientsRoutes: Route[] = [
     field: "rotateApiKey",
   },
   {
+    method: "POST",
+    path: "/admin/clients/{client_id}/reviewers",
+    summary: "Create a named reviewer of the client and their key (shown once; it holds compliance:review)",
+    scope: OPERATOR_ONLY,
+    status: 201,
+    operation: restOperation(`mutation CreateReviewer($input: CreateReviewerInput!) {
+      createReviewer(input: $input) { reviewer_id: reviewerId clientId name email api_key: apiKey key_id: keyId } }`),
+    variables: (req) => ({ input: bodyInput(req, { clientId: req.params.client_id }) }),
+    field: "createReviewer",
+  },
+  {
     method: "DELETE",
     path: "/admin/keys/{key_id}",
     summary: "Revoke an API key",

@@ -1,7 +1,7 @@
 /** GraphQL for API clients: the operator key's alone. */
 import { OPERATOR_ONLY } from "../../principal.js";
 import { builder } from "../../graphql/builder.js";
-import { announceKeyChange, createApiClient, revokeApiKey, rotateApiKey } from "./clients.service.js";
+import { announceKeyChange, createApiClient, createReviewer, revokeApiKey, rotateApiKey } from "./clients.service.js";
 
 const ClientMode = builder.enumType("ClientMode", { values: ["SANDBOX", "LIVE"] as const });
 
@@ -51,7 +51,36 @@ const CreateApiClientInput = builder.inputType("CreateApiClientInput", {
 const RotateApiKeyInput = builder.inputType("RotateApiKeyInput", { fields: (t) => ({ clientId: t.id({ required: true }) }) });
 const RevokeApiKeyInput = builder.inputType("RevokeApiKeyInput", { fields: (t) => ({ keyId: t.id({ required: true }) }) });
 
+const IssuedReviewerKey = builder
+  .objectRef<{ reviewer: { id: string; clientId: string; name: string; email: string | null }; apiKey: string; keyId: string }>("IssuedReviewerKey")
+  .implement({
+    description: "A reviewer of a client with their newly issued key (it holds compliance:review). The key is shown only here, once.",
+    fields: (t) => ({
+      reviewerId: t.id({ resolve: (p) => p.reviewer.id }),
+      clientId: t.id({ resolve: (p) => p.reviewer.clientId }),
+      name: t.string({ resolve: (p) => p.reviewer.name }),
+      email: t.string({ nullable: true, resolve: (p) => p.reviewer.email }),
+      keyId: t.exposeID("keyId"),
+      apiKey: t.exposeString("apiKey"),
+    }),
+  });
+
+const CreateReviewerInput = builder.inputType("CreateReviewerInput", {
+  fields: (t) => ({
+    clientId: t.id({ required: true }),
+    name: t.string({ required: true, description: "The person's name, as decisions and the audit trail show it" }),
+    email: t.string(),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  createReviewer: t.field({
+    type: IssuedReviewerKey,
+    authScopes: { scope: OPERATOR_ONLY },
+    description: "A named reviewer of a client and their key (compliance:review); the client must hold compliance:review",
+    args: { input: t.arg({ type: CreateReviewerInput, required: true }) },
+    resolve: (_root, { input }, ctx) => createReviewer(ctx.transact, ctx, { ...input, clientId: String(input.clientId) }),
+  }),
   createApiClient: t.field({
     type: IssuedKey,
     authScopes: { scope: OPERATOR_ONLY },

@@ -1,6 +1,6 @@
 /** API clients (tenants) and their keys: keys are shown once, stored as SHA-256, rotated and revoked. */
 import type { Actor, Principal, Scope } from "../../principal.js";
-import { CLIENT_SCOPES, OPERATOR, OPERATOR_ONLY } from "../../principal.js";
+import { CLIENT_SCOPES, keyScopes, OPERATOR, OPERATOR_ONLY, REVIEW_SCOPE } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
@@ -37,10 +37,10 @@ const newKeyText = (mode: ClientMode) => `${modeTag(mode)}${randomToken(24)}`;
  */
 const keyLabel = (mode: ClientMode, hash: string) => `${modeTag(mode)}…${hash.slice(0, 8)}`;
 
-async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode) {
+async function issueKey(tx: Pick<Db, "apiKey">, clientId: string, mode: ClientMode, reviewerId: string | null = null) {
   const apiKey = newKeyText(mode);
   const hash = sha256(apiKey);
-  const row = await tx.apiKey.create({ data: { clientId, hash, prefix: keyLabel(mode, hash) } });
+  const row = await tx.apiKey.create({ data: { clientId, hash, prefix: keyLabel(mode, hash), reviewerId } });
   return { apiKey, keyId: row.id };
 }
 
@@ -54,14 +54,41 @@ export async function createApiClient(transact: Transact, actor: Actor, input: C
   });
 }
 
-/** Issues a new key and revokes the client's previous ones in the same transaction. */
+/** Issues a new key and revokes the client's previous ones (reviewers' keys are theirs: untouched) in the same transaction. */
 export async function rotateApiKey(transact: Transact, actor: Actor, clientId: string) {
   return transact(actor, async ({ tx, audit }) => {
     const client = await foundOr404("API client", clientId, (id) => tx.apiClient.findUnique({ where: { id } }));
-    await tx.apiKey.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    await tx.apiKey.updateMany({ where: { clientId, revokedAt: null, reviewerId: null }, data: { revokedAt: new Date() } });
     const key = await issueKey(tx, clientId, client.mode);
     audit({ action: "api_key.rotated", targetType: "api_client", targetId: clientId });
     return { client, ...key };
+  });
+}
+
+export type CreateReviewerInput = { clientId: string; name: string; email?: string | null };
+
+/**
+ * A named reviewer of a client and their first key (shown once): the key carries the person, so a
+ * decision is theirs whatever a request claims. The client must hold compliance:review itself.
+ */
+export async function createReviewer(transact: Transact, actor: Actor, input: CreateReviewerInput) {
+  const name = input.name?.trim();
+  const email = input.email?.trim() || null;
+  const errors = [
+    ...(!name || name.length > 200 ? [{ field: "name", code: "invalid", message: "name must be 1 to 200 characters." }] : []),
+    ...(email && (email.length > 254 || !/^[^@\s]+@[^@\s]+$/.test(email))
+      ? [{ field: "email", code: "invalid_format", message: "email is not an email address." }]
+      : []),
+  ];
+  return transact(actor, async ({ tx, audit }) => {
+    const client = await foundOr404("API client", input.clientId, (id) => tx.apiClient.findUnique({ where: { id } }));
+    if (errors.length) throw invalid(errors);
+    if (!client.scopes.includes(REVIEW_SCOPE))
+      throw new DomainError("INVALID_STATE_TRANSITION", `The client does not hold ${REVIEW_SCOPE}: its reviewers could not review.`);
+    const reviewer = await tx.reviewer.create({ data: { clientId: client.id, name: name!, email } });
+    const key = await issueKey(tx, client.id, client.mode, reviewer.id);
+    audit({ action: "reviewer.created", targetType: "reviewer", targetId: reviewer.id, changedFields: ["name", "email"] });
+    return { reviewer, ...key };
   });
 }
 
@@ -83,8 +110,16 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
   // unknown keys are kept too (as null): a caller retrying a bad key costs no query either
   const principals = createTtlCache<Principal | null>(10_000);
   const principalOf = async (hash: string): Promise<Principal | null> => {
-    const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true } });
-    return row && !row.revokedAt ? { kind: "client", clientId: row.clientId, keyId: row.id, mode: row.client.mode, scopes: new Set(row.client.scopes) } : null;
+    const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true, reviewer: { select: { id: true, name: true } } } });
+    if (!row || row.revokedAt) return null;
+    return {
+      kind: "client",
+      clientId: row.clientId,
+      keyId: row.id,
+      mode: row.client.mode,
+      scopes: keyScopes(row.client.scopes, row.reviewer),
+      reviewer: row.reviewer,
+    };
   };
   return {
     async authenticate(presented: string): Promise<Principal | null> {

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { ADMIN_KEY, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { within } from "../../../test/helpers/eventually.js";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/webhooks.rules.js";
 import { eventCatalogue } from "./events.catalogue.js";
@@ -43,12 +43,20 @@ describe("the event catalogue", () => {
   });
 
   it("describes every event the service sends, by webhook and from GET /v2/events", async () => {
-    const { key } = await t.createClient("Catalogue");
+    const { key, clientId } = await t.createClient("Catalogue");
     const url = `http://127.0.0.1:${(hooks.address() as { port: number }).port}/hooks`;
     expect((await t.rest("POST", "/v2/webhooks", { key, body: { url, event_types: ["*"] } })).status).toBe(201);
     const user = (await t.rest("POST", "/v2/users", { key, body: { first_name: "Cat", last_name: "Alogue", email: "cat@example.com" } })).body;
     await t.checksSettled(); // the three runs: a check event each, and the user's first risk level
     expect((await t.rest("PUT", `/v2/users/${user.user_id}`, { key, body: { status: "CLOSED" } })).status).toBe(200);
+    // a possible sanctions match opens a review; a reviewer decides it
+    await t.rest("POST", "/v2/users", { key, body: { first_name: "Qassem", last_name: "Soleymani", email: "q.cat@example.com" } });
+    await t.checksSettled();
+    const reviewer = (await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Cat" } })).body.api_key as string;
+    const [review] = (await t.rest("GET", "/v2/reviews", { key: reviewer })).body.data;
+    const hits = review.hits.map((h: { hit_id: string }) => ({ hit_id: h.hit_id, decision: "TRUE_MATCH" }));
+    const body = { outcome: "REJECT", reason_code: "confirmed_sanctions_match", hits };
+    expect((await t.rest("POST", `/v2/reviews/${review.review_id}/decision`, { key: reviewer, body })).status).toBe(200);
 
     const typeOf = (body: string) => JSON.parse(body).type as string;
     await within(

@@ -4,7 +4,17 @@
  * events.service.ts). Published at /docs/events and as the OpenAPI document's `webhooks`; a test
  * validates the events the service sends against it, so it cannot drift from what is sent.
  */
-import { CheckDecider, CheckStatus, CheckTrigger, CheckType, KycStatus, RiskLevel, UserStatus } from "../../../generated/prisma/enums.js";
+import {
+  CheckDecider,
+  CheckStatus,
+  CheckTrigger,
+  CheckType,
+  KycStatus,
+  ReviewOutcome,
+  ReviewStatus,
+  RiskLevel,
+  UserStatus,
+} from "../../../generated/prisma/enums.js";
 import type { PUBLIC_EVENT_TYPES } from "./events.service.js";
 
 type Schema = Record<string, unknown>;
@@ -41,6 +51,24 @@ const checkEvent = (what: string) => ({
   data: object({ user_id: id, check: CHECK, user: USER }),
 });
 
+/** A review as its events carry it (reviews.view.ts): who decided, never the screened personal data. */
+const REVIEW = {
+  review_id: id,
+  user_id: id,
+  type: oneOf(CheckType),
+  status: oneOf(ReviewStatus),
+  risk_score: { type: "integer", minimum: 0, maximum: 100 },
+  check_id: { ...id, description: "The newest run the review covers" },
+  entry_ids: { type: "array", items: { type: "string" }, description: "The list entries of its hits (a screening review)" },
+  outcome: orNull(oneOf(ReviewOutcome)),
+  reason_code: orNull({ type: "string" }),
+  decided_by: orNull({ ...id, description: "The reviewer who decided" }),
+  approved_by: orNull({ ...id, description: "The second reviewer who approved" }),
+  decision_check_id: orNull({ ...id, description: "The run that carried the decision to the user (trigger REVIEW)" }),
+  created_at: instant,
+  updated_at: instant,
+};
+
 const EVENTS: Record<(typeof PUBLIC_EVENT_TYPES)[number], { description: string; data: Schema }> = {
   "user.status.updated": {
     description: "The user's status moved (its checks settled, a verification began, or the caller closed it)",
@@ -59,6 +87,15 @@ const EVENTS: Record<(typeof PUBLIC_EVENT_TYPES)[number], { description: string;
   "check.kyc.updated": checkEvent("KYC"),
   "check.sanctions_screening.updated": checkEvent("sanctions screening"),
   "check.transaction_monitoring.updated": checkEvent("transaction monitoring"),
+  "review.opened": {
+    description: "A check run needs a person: a screening with hits, a monitoring alert or KYC to consider opened a review",
+    data: object(REVIEW),
+  },
+  "review.decided": {
+    description:
+      "A reviewer decided a review (status PENDING_APPROVAL: it waits for a second reviewer) or the decision took effect (CLOSED; approved_by names the second reviewer)",
+    data: object(REVIEW),
+  },
 };
 
 /** Every event type with the JSON Schema of its envelope. */

@@ -6,6 +6,7 @@
  */
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
+import type { ReviewEvent } from "../reviews/reviews.view.js";
 
 /** `user`: the user's state after the change, in REST's names (webhooks and `GET /v2/events` send it as is). */
 type UserStatusEvent = { userId: string; status: string; previousStatus: string; user?: Record<string, unknown> };
@@ -19,6 +20,12 @@ export type Topics = {
   "check.kyc.updated": [clientId: string, event: CheckEvent];
   "check.sanctions_screening.updated": [clientId: string, event: CheckEvent];
   "check.transaction_monitoring.updated": [clientId: string, event: CheckEvent];
+  /** a run opened a review (its hits, an alert, KYC to consider) */
+  "review.opened": [clientId: string, event: ReviewEvent];
+  /** a reviewer's decision was recorded (PENDING_APPROVAL) or took effect (CLOSED) */
+  "review.decided": [clientId: string, event: ReviewEvent];
+  /** a review was assigned, escalated or given new hits (subscriptions only) */
+  "review.updated": [clientId: string, event: { reviewId: string; userId: string; change: string }];
   /** a key was rotated or revoked: every instance drops its cached principals */
   "credentials.changed": [event: { clientId: string }];
   /** reference data (lookups) changed: shared response caches drop what they hold */

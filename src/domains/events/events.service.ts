@@ -16,6 +16,8 @@ export const PUBLIC_EVENT_TYPES = [
   "check.kyc.updated",
   "check.sanctions_screening.updated",
   "check.transaction_monitoring.updated",
+  "review.opened",
+  "review.decided",
 ] as const;
 
 export type EventEnvelope = { id: string; type: string; createdAt: Date; data: Record<string, unknown> };

@@ -2,33 +2,15 @@ import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
+import { sseSubscription } from "../../../test/helpers/sse.js";
 import { OPERATOR } from "../../principal.js";
 import { createTransact } from "./events.write.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;
 
-/** Opens a GraphQL subscription over SSE and resolves with the first event's payload. */
-async function firstSseEvent(t: TestApp, key: string, variables: Record<string, unknown>) {
-  const res = await t.app.fetch("/graphql", {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ query: SUBSCRIPTION, variables }),
-  });
-  expect(res.headers.get("content-type")).toContain("text/event-stream");
-  const reader = res.body!.getReader();
-  const next = async (): Promise<any> => {
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stream ended");
-      buffer += new TextDecoder().decode(value);
-      const data = /^data: (.+)$/m.exec(buffer);
-      if (data && data[1].trim() !== "") return JSON.parse(data[1]);
-    }
-  };
-  return { next, close: () => reader.cancel() };
-}
+/** Opens userStatusChanged over SSE. */
+const firstSseEvent = (t: TestApp, key: string, variables: Record<string, unknown>) => sseSubscription(t, key, SUBSCRIPTION, variables);
 
 describe("subscriptions", () => {
   let t: TestApp;

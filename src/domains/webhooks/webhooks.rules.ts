@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "check.transaction_monitoring.updated",
   "user.status.updated",
   "user.risk_level.updated",
+  "review.opened",
+  "review.decided",
 ] as const;
 const ALL_EVENTS = "*";
 

@@ -15,16 +15,9 @@
 import { countryCode, type BirthDate, type WatchlistEntry } from "./sdn-parse.js";
 import { alignNames, LOOSE_PAIR, MATCH_FLOOR, MISSING_QUERY_TOKEN, parseName, realWords, tokenSimilarity, type ParsedName, type Unit } from "./name-match.js";
 import { blockingKeys, namesWithWord, parsedName, wordsWithKey, type Watchlist } from "./watchlist.js";
+import { entryFingerprint, subjectFingerprint, type ScreenedData } from "./fingerprints.js";
 
-export interface PersonToScreen {
-  firstName: string;
-  middleName?: string | null;
-  lastName: string;
-  /** YYYY-MM-DD */
-  dateOfBirth?: string | null;
-  /** ISO 3166-1 alpha-2 or alpha-3 */
-  nationality?: string | null;
-}
+export type PersonToScreen = ScreenedData;
 
 type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
 
@@ -46,10 +39,15 @@ interface ScreeningMatch {
   programs: string[];
   status: Exclude<ScreeningStatus, "CLEAR">;
   explanation: MatchExplanation;
+  /** fingerprints of the entry's and the person's data as compared (fingerprints.ts) */
+  entryHash: string;
+  subjectHash: string;
+  /** a match a reviewer decided a false positive, on the same data: recorded, not counted */
+  suppressed?: true;
 }
 
 /** How the matcher weighed the name that matched, feature by feature: what a reviewer judges the hit by. */
-interface MatchExplanation {
+export interface MatchExplanation {
   /** the words paired (lower case, accents and scripts folded to ASCII), how alike, and what stayed unpaired on either side */
   name: {
     score: number;
@@ -68,8 +66,10 @@ export interface ScreeningResult {
   status: ScreeningStatus;
   /** the best match's score, 0 when nothing came near */
   score: number;
-  /** possible and strong matches, best first (at most `MAX_MATCHES`) */
+  /** possible and strong matches, best first (at most `MAX_MATCHES`), suppressed ones included */
   matches: ScreeningMatch[];
+  /** the fingerprint of the person's screened data */
+  subjectHash: string;
   watchlistVersion: string;
 }
 
@@ -116,8 +116,20 @@ function compareNationality(nationality: string | null | undefined, entry: Watch
   return entry.nationalities.includes(code) ? "match" : "conflict";
 }
 
-/** Screens one person against every individual (and their aliases) on the list. */
-export function screenPerson(person: PersonToScreen, watchlist: Watchlist): ScreeningResult {
+const entryHashes = new WeakMap<WatchlistEntry, string>();
+const entryHashOf = (entry: WatchlistEntry) => {
+  let hash = entryHashes.get(entry);
+  if (!hash) entryHashes.set(entry, (hash = entryFingerprint(entry)));
+  return hash;
+};
+
+/**
+ * Screens one person against every individual (and their aliases) on the list. `suppressed`: the
+ * `entryId:entryHash:subjectHash` of hits a reviewer decided false positives; a match with the same
+ * entry on the same data is still returned (`suppressed: true`) but decides nothing.
+ */
+export function screenPerson(person: PersonToScreen, watchlist: Watchlist, { suppressed }: { suppressed?: ReadonlySet<string> } = {}): ScreeningResult {
+  const subjectHash = subjectFingerprint(person);
   const query = parseName([person.firstName, person.middleName, person.lastName].filter(Boolean).join(" "));
   const similar = similarWords(query, watchlist);
   const similarity = (q: Unit, l: Unit) => (q.real && l.real ? (similar.get(q)?.get(l.word.id) ?? 0) : tokenSimilarity(q.word, l.word));
@@ -166,13 +178,23 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist): Scre
         nationality: { given: person.nationality ?? null, listed: entry.nationalities, verdict: nationality },
         alias: { matched: listed.text, primary: listed.text === entry.names[0]!.text, weak: !!listed.weak },
       },
+      entryHash: entryHashOf(entry),
+      subjectHash,
     };
     const previous = best.get(entry);
     if (!previous || rankOf(match) > rankOf(previous)) best.set(entry, match);
   }
   const matches = [...best.values()].sort((a, b) => rankOf(b) - rankOf(a) || a.entryId.localeCompare(b.entryId, "en", { numeric: true })).slice(0, MAX_MATCHES);
-  const status: ScreeningStatus = matches.some((m) => m.status === "REJECTED") ? "REJECTED" : matches.length ? "CONSIDER" : "CLEAR";
-  return { status, score: matches[0]?.score ?? 0, matches, watchlistVersion: watchlist.version.id };
+  for (const m of matches) if (suppressed?.has(`${m.entryId}:${m.entryHash}:${subjectHash}`)) m.suppressed = true;
+  const counted = matches.filter((m) => !m.suppressed);
+  const status: ScreeningStatus = counted.some((m) => m.status === "REJECTED") ? "REJECTED" : counted.length ? "CONSIDER" : "CLEAR";
+  return { status, score: counted[0]?.score ?? 0, matches, subjectHash, watchlistVersion: watchlist.version.id };
+}
+
+/** Whether retrieval finds any listed name for the person, however far below the thresholds: who a list update could concern (checks.rescreen.ts). */
+export function hasCandidates(person: PersonToScreen, watchlist: Watchlist): boolean {
+  const query = parseName([person.firstName, person.middleName, person.lastName].filter(Boolean).join(" "));
+  return candidates(query, similarWords(query, watchlist), watchlist).length > 0;
 }
 
 /** The alignment in words: each pair's words on both sides, and the words left unpaired. */

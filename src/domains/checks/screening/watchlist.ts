@@ -129,7 +129,7 @@ export function buildWatchlist(text: string, fileName: string): Watchlist {
 }
 
 /** The same, a slice at a time, each on its own turn of the event loop (seconds of CPU, never in one block). */
-async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
+export async function buildWatchlistYielding(text: string, fileName: string): Promise<Watchlist> {
   const steps = buildSteps(text, fileName);
   for (;;) {
     const step = steps.next();
@@ -145,6 +145,26 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   const entries = yield* parseSdnSteps(text);
   const individuals = entries.filter((e) => e.type === "individual");
   if (individuals.length === 0) throw new WatchlistFormatError("the file lists no individuals");
+  const sha256 = createHash("sha256").update(text).digest("hex");
+  const base = path.basename(fileName);
+  const publishedOn = /(\d{4}-\d{2}-\d{2})/.exec(base)?.[1] ?? null;
+  const version: WatchlistVersion = { id: `${base.replace(/\.csv$/i, "")}+${sha256.slice(0, 12)}`, source: "OFAC-SDN", fileName: base, publishedOn, sha256 };
+  return yield* indexSteps(individuals, version, entries.length, started);
+}
+
+/**
+ * A watchlist of some individuals only, indexed as a whole list is, under `version`: a list update's
+ * added and changed entries (watchlist-diff.ts), which a re-screen looks people up in.
+ */
+export function watchlistOf(individuals: WatchlistEntry[], version: WatchlistVersion): Watchlist {
+  const steps = indexSteps(individuals, version, individuals.length, performance.now());
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, entryCount: number, started: number): Generator<void, Watchlist> {
   const vocabulary = new WordTable();
   const names: IndexedName[] = [];
   const nameOfWord: number[] = []; // pairs: word id, name index
@@ -189,11 +209,8 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
   const keys = Uint32Array.from(keyList);
   const wordsByKey = groupPairs(keyOfWord, keys.length);
   yield;
-  const sha256 = createHash("sha256").update(text).digest("hex");
-  const base = path.basename(fileName);
-  const publishedOn = /(\d{4}-\d{2}-\d{2})/.exec(base)?.[1] ?? null;
   return {
-    version: { id: `${base.replace(/\.csv$/i, "")}+${sha256.slice(0, 12)}`, source: "OFAC-SDN", fileName: base, publishedOn, sha256 },
+    version,
     entries: individuals,
     names,
     vocabulary,
@@ -201,7 +218,7 @@ function* buildSteps(text: string, fileName: string): Generator<void, Watchlist>
     wordsByKey,
     namesByWord,
     stats: {
-      entries: entries.length,
+      entries: entryCount,
       individuals: individuals.length,
       names: names.length,
       words: vocabulary.words.length,

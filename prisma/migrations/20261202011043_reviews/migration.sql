@@ -120,4 +120,13 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_reviewer_id_fkey" FOREIGN KEY ("
 ALTER TABLE "reviews" ADD CONSTRAINT "reviews_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
+ALTER TABLE "reviews" ADD CONSTRAINT "reviews_assignee_id_fkey" FOREIGN KEY ("assignee_id") REFERENCES "reviewers"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "reviews" ADD CONSTRAINT "reviews_decided_by_id_fkey" FOREIGN KEY ("decided_by_id") REFERENCES "reviewers"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "reviews" ADD CONSTRAINT "reviews_approved_by_id_fkey" FOREIGN KEY ("approved_by_id") REFERENCES "reviewers"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
 ALTER TABLE "review_hits" ADD CONSTRAINT "review_hits_review_id_fkey" FOREIGN KEY ("review_id") REFERENCES "reviews"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,0 +1,198 @@
+/**
+ * Reviews of a client, worked by its reviewers: the queue, one review, assigning, deciding and the
+ * second reviewer's approval. A decision that takes effect reaches the user as a person's result of
+ * the review's check type (checks.engine.ts `recordPersonDecision`), in the same write.
+ */
+import type { Prisma } from "../../../generated/prisma/client.js";
+import type { CheckType, HitDecision, ReviewStatus } from "../../../generated/prisma/enums.js";
+import type { RequestContext } from "../../context.js";
+import { tenantOf } from "../../context.js";
+import { DomainError, invalid } from "../../lib/errors.js";
+import { foundOr404 } from "../../lib/found.js";
+import { isUuid } from "../../lib/ids.js";
+import type { Reviewer } from "../../principal.js";
+import type { Write } from "../events/events.write.js";
+import { recordPersonDecision, riskApartFrom } from "../checks/checks.engine.js";
+import { decidedStatus, decisionErrors, needsSecondReviewer, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
+import { reviewEvent } from "./reviews.view.js";
+
+type Selection = { select?: Prisma.ReviewSelect; include?: Prisma.ReviewInclude };
+
+/** The reviewer the caller's key belongs to; only reviewer keys hold compliance:review, so this holds for every review operation. */
+export function reviewerOf(ctx: RequestContext): Reviewer {
+  const reviewer = ctx.principal.kind === "client" ? ctx.principal.reviewer : null;
+  if (!reviewer) throw new DomainError("FORBIDDEN", "Reviews need a reviewer's key (issued by the operator).");
+  return reviewer;
+}
+
+export type ReviewFilter = { status?: readonly ReviewStatus[] | null; type?: CheckType | null; assignee?: string | null };
+
+function whereOf(ctx: RequestContext, filter: ReviewFilter): Prisma.ReviewWhereInput {
+  const { assignee } = filter;
+  if (assignee && assignee !== "me" && assignee !== "none" && !isUuid(assignee))
+    throw invalid([{ field: "assignee", code: "invalid", message: "assignee must be me, none or a reviewer id." }]);
+  return {
+    clientId: tenantOf(ctx),
+    ...(filter.status?.length ? { status: { in: [...filter.status] } } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(assignee ? { assigneeId: assignee === "me" ? reviewerOf(ctx).id : assignee === "none" ? null : assignee } : {}),
+  };
+}
+
+/** The queue: highest risk first, then oldest. */
+export function findReviews(ctx: RequestContext, filter: ReviewFilter, query?: Selection) {
+  reviewerOf(ctx);
+  const where = whereOf(ctx, filter);
+  return {
+    count: () => ctx.db.review.count({ where }),
+    page: ({ offset, limit }: { offset: number; limit: number }) =>
+      ctx.db.review.findMany({ ...query, where, orderBy: [{ riskScore: "desc" }, { createdAt: "asc" }, { id: "asc" }], skip: offset, take: limit }),
+  };
+}
+
+export function getReview(ctx: RequestContext, id: string, query?: Selection) {
+  reviewerOf(ctx);
+  const clientId = tenantOf(ctx);
+  return foundOr404("review", id, (id) => ctx.db.review.findFirst({ ...query, where: { id, clientId } }));
+}
+
+/** Counts by status and the oldest undecided review's creation: what the console's header shows. */
+export async function reviewQueue(ctx: RequestContext) {
+  reviewerOf(ctx);
+  const clientId = tenantOf(ctx);
+  const [counts, oldest] = await Promise.all([
+    ctx.db.review.groupBy({ by: ["status"], where: { clientId, status: { not: "CLOSED" } }, _count: { _all: true } }),
+    ctx.db.review.findFirst({ where: { clientId, status: { in: UNDECIDED } }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
+  ]);
+  const count = (status: ReviewStatus) => counts.find((c) => c.status === status)?._count._all ?? 0;
+  return { open: count("OPEN"), escalated: count("ESCALATED"), pendingApproval: count("PENDING_APPROVAL"), oldestOpenAt: oldest?.createdAt ?? null };
+}
+
+/** The review under its row's lock, within the write: two decisions on one review never both pass their checks. */
+async function lockedReview(write: Write, ctx: RequestContext, id: string) {
+  const clientId = tenantOf(ctx);
+  const review = await foundOr404("review", id, async (id) => {
+    const [row] = await write.tx.$queryRawUnsafe<{ id: string }[]>(
+      `select id::text from reviews where id = $1::uuid and client_id = $2::uuid for update`,
+      id,
+      clientId,
+    );
+    return row ? write.tx.review.findUnique({ where: { id: row.id }, include: { hits: { select: { id: true, entryId: true } } } }) : null;
+  });
+  return review;
+}
+
+const ACTIONS_ON = (status: ReviewStatus, action: string) => new DomainError("INVALID_STATE_TRANSITION", `The review is ${status}: it cannot be ${action}.`);
+
+export async function assignReview(ctx: RequestContext, input: { reviewId: string; assigneeId?: string | null }, query?: Selection) {
+  const me = reviewerOf(ctx);
+  const clientId = tenantOf(ctx);
+  const assigneeId = input.assigneeId ?? me.id;
+  const id = await ctx.transact(ctx, async (write) => {
+    const review = await lockedReview(write, ctx, input.reviewId);
+    if (!UNDECIDED.includes(review.status)) throw ACTIONS_ON(review.status, "assigned");
+    const assignee = isUuid(assigneeId) ? await write.tx.reviewer.findFirst({ where: { id: assigneeId, clientId } }) : null;
+    if (!assignee) throw invalid([{ field: "assigneeId", code: "invalid", message: "assigneeId must be a reviewer of your client." }]);
+    await write.tx.review.update({ where: { id: review.id }, data: { assigneeId, version: { increment: 1 } } });
+    write.audit({ action: "review.assigned", targetType: "review", targetId: review.id, changedFields: ["assigneeId"] });
+    write.emit("review.updated", clientId, { reviewId: review.id, userId: review.userId, change: "assigned" });
+    return review.id;
+  });
+  return getReview(ctx, id, query);
+}
+
+export type Decision = DecisionInput & { reviewId: string };
+
+/**
+ * A reviewer's decision. ESCALATE hands the review on; CLEAR and REJECT record each hit's decision and
+ * take effect at once, unless four eyes are needed (needsSecondReviewer): then the review waits in
+ * PENDING_APPROVAL for a different reviewer's approval.
+ */
+export async function decideReview(ctx: RequestContext, input: Decision, query?: Selection) {
+  const me = reviewerOf(ctx);
+  const id = await ctx.transact(ctx, async (write) => {
+    const review = await lockedReview(write, ctx, input.reviewId);
+    if (!UNDECIDED.includes(review.status)) throw ACTIONS_ON(review.status, "decided");
+    const errors = decisionErrors(
+      input,
+      review.hits.map((h) => h.id),
+    );
+    if (errors.length || !input.outcome) throw invalid(errors);
+    const outcome = input.outcome;
+    for (const hit of input.hits ?? []) await write.tx.reviewHit.update({ where: { id: hit.hitId }, data: { decision: hit.decision as HitDecision } });
+    const decided = { outcome, reasonCode: input.reasonCode!, note: input.note ?? null, decidedById: me.id, decidedAt: new Date(), version: { increment: 1 } };
+    if (outcome === "ESCALATE") {
+      await write.tx.review.update({ where: { id: review.id }, data: { ...decided, status: "ESCALATED", assigneeId: null } });
+      write.audit({ action: "review.escalated", targetType: "review", targetId: review.id, changedFields: ["status", "outcome", "reasonCode", "note"] });
+      write.emit("review.updated", review.clientId, { reviewId: review.id, userId: review.userId, change: "escalated" });
+      return review.id;
+    }
+    const reviewed = await write.tx.checkRun.findUniqueOrThrow({ where: { id: review.checkRunId }, select: { status: true } });
+    const waits = needsSecondReviewer(outcome, { riskApart: await riskApartFrom(write.tx, review.userId, review.type), runStatus: reviewed.status });
+    const updated = await write.tx.review.update({
+      where: { id: review.id },
+      data: { ...decided, status: waits ? "PENDING_APPROVAL" : "CLOSED", ...(waits ? {} : await carriedToUser(write, review, outcome, decided.reasonCode)) },
+      include: { hits: { select: { id: true, entryId: true } } },
+    });
+    write.audit({ action: "review.decided", targetType: "review", targetId: review.id, changedFields: ["status", "outcome", "reasonCode", "note", "hits"] });
+    write.emit("review.decided", review.clientId, reviewEvent(updated));
+    return review.id;
+  });
+  return getReview(ctx, id, query);
+}
+
+/** A second reviewer's approval of a decision waiting in PENDING_APPROVAL: it takes effect now. */
+export async function approveReview(ctx: RequestContext, input: { reviewId: string; note?: string | null }, query?: Selection) {
+  const me = reviewerOf(ctx);
+  if (input.note && input.note.length > 2000) throw invalid([{ field: "note", code: "too_long", message: "note: at most 2000 characters." }]);
+  const id = await ctx.transact(ctx, async (write) => {
+    const review = await lockedReview(write, ctx, input.reviewId);
+    if (review.status !== "PENDING_APPROVAL") throw ACTIONS_ON(review.status, "approved");
+    if (review.decidedById === me.id)
+      throw new DomainError("SECOND_REVIEWER_REQUIRED", "You decided this review: a second, different reviewer must approve it.");
+    const outcome = review.outcome as "CLEAR" | "REJECT";
+    const note = input.note ? [review.note, `Approval: ${input.note}`].filter(Boolean).join("\n") : review.note;
+    const updated = await write.tx.review.update({
+      where: { id: review.id },
+      data: {
+        status: "CLOSED",
+        approvedById: me.id,
+        approvedAt: new Date(),
+        note,
+        version: { increment: 1 },
+        ...(await carriedToUser(write, review, outcome, review.reasonCode!)),
+      },
+      include: { hits: { select: { id: true, entryId: true } } },
+    });
+    write.audit({ action: "review.approved", targetType: "review", targetId: review.id, changedFields: ["status", "approvedById"] });
+    write.emit("review.decided", review.clientId, reviewEvent(updated));
+    return review.id;
+  });
+  return getReview(ctx, id, query);
+}
+
+/** The decision as a person's result on the user's checks (it settles the user); the run's id goes on the review. */
+async function carriedToUser(
+  write: Write,
+  review: { id: string; clientId: string; userId: string; type: CheckType },
+  outcome: "CLEAR" | "REJECT",
+  reasonCode: string,
+) {
+  const hits = await write.tx.reviewHit.findMany({
+    where: { reviewId: review.id },
+    select: { id: true, entryId: true, list: true, decision: true, score: true },
+  });
+  const run = await recordPersonDecision(write, {
+    clientId: review.clientId,
+    userId: review.userId,
+    type: review.type,
+    outcome: {
+      status: decidedStatus(outcome),
+      score: outcome === "REJECT" ? 1 : 0,
+      reasons: [`review:${review.id}`, `reason:${reasonCode}`],
+      matches: hits.map((h) => ({ hitId: h.id, list: h.list, entryId: h.entryId, score: h.score, decision: h.decision })),
+      provider: "review",
+    },
+  });
+  return { decisionRunId: run.id };
+}
