@@ -17,6 +17,8 @@ const config: KnipConfig = {
     "src/domains/checks/screening/testset/build-testset.ts",
     "bench/*.{ts,mjs}",
     "scripts/*.{ts,mjs}",
+    // the compliance console's browser app: scripts/build-console.mjs bundles it by path
+    "console/main.tsx",
     "{src,test}/**/*.test.ts",
     // imported by test/contract.test.ts by a path the type checker does not follow (its types are generated)
     "test/contract/integrator.ts",
@@ -39,8 +41,8 @@ const config: KnipConfig = {
     // the generator `provider` in prisma/schema.prisma: a binary of @pothos/plugin-prisma, not a package
     "prisma-pothos-types",
   ],
-  // system programs the fault and patch tests run, not npm packages
-  ignoreBinaries: ["redis-server", "sha256sum"],
+  // system programs tests run (the fault and patch tests; openssl makes the webhook sandbox test's TLS certificate), not npm packages
+  ignoreBinaries: ["redis-server", "sha256sum", "openssl"],
 };
 
 export default config;

@@ -9,6 +9,7 @@ import type { Metrics } from "../lib/metrics.js";
 import type { CompiledRoute } from "../rest/routes.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import type { LegacyPolicy } from "../rest/deprecation.js";
+import { useConsole } from "./console.js";
 import { useApiDocs } from "./plugins/use-api-docs.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
 import { useBodyLimit } from "./plugins/use-body-limit.js";
@@ -84,6 +85,7 @@ export function buildYoga({
     usePublicDocument("/", apiIndex(config)),
     usePublicDocument("/docs/events", eventCatalogue),
     useApiDocs(),
+    useConsole(),
     ...(config.graphiql ? [useGraphiQLPage("/graphql")] : []),
     useAuthentication({ auth: services.auth, limiter: rateLimiter, trustProxy: config.trustProxy, publicIntrospection: config.graphiql }),
     // counted per key, so after authentication; before idempotency so a replay storm is limited too
