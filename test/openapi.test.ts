@@ -200,6 +200,7 @@ describe("OpenAPI", () => {
       await deliverWebhook(t.app.services as never, hook.webhook_id, event);
       await call("GET", "/v2/webhooks/{webhook_id}/attempts", `/v2/webhooks/${hook.webhook_id}/attempts`);
       await call("POST", "/v2/webhooks/{webhook_id}/redeliver", `/v2/webhooks/${hook.webhook_id}/redeliver`, { body: { event_id: event.id } });
+      await call("POST", "/v2/webhooks/{webhook_id}/test", `/v2/webhooks/${hook.webhook_id}/test`, { body: { type: "review.opened" } });
       await call("DELETE", "/v2/webhooks/{webhook_id}", `/v2/webhooks/${hook.webhook_id}`);
     } finally {
       receiver.close();
@@ -229,6 +230,12 @@ describe("OpenAPI", () => {
       },
     });
     await call("POST", "/v2/reviews/{review_id}/approve", `/v2/reviews/${review.review_id}/approve`, { key: ben, body: {} });
+    // the sandbox's simulation routes, and its reset last but the lookups (it deletes the client's users)
+    const kyc = (await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${listed.user_id}/checks`)).data[0];
+    await call("POST", "/v2/sandbox/checks/{check_id}/simulate", `/v2/sandbox/checks/${kyc.check_id}/simulate`, { body: { status: "CLEAR" } });
+    await call("POST", "/v2/sandbox/users/{user_id}/alerts", `/v2/sandbox/users/${listed.user_id}/alerts`, { body: { reasons: ["structuring"] } });
+    await t.checksSettled();
+    await call("POST", "/v2/sandbox/reset", "/v2/sandbox/reset", { body: {} });
     // lookups
     await call(
       "GET",

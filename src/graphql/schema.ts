@@ -11,5 +11,6 @@ import "../domains/documents/documents.schema.js";
 import "../domains/wallets/wallets.schema.js";
 import "../domains/webhooks/webhooks.schema.js";
 import "../domains/reviews/reviews.schema.js";
+import "../domains/sandbox/sandbox.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

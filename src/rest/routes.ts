@@ -15,6 +15,7 @@ import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
 import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
 import { reviewsRoutes } from "../domains/reviews/reviews.routes.js";
+import { sandboxRoutes } from "../domains/sandbox/sandbox.routes.js";
 
 export const routes: Route[] = [
   ...clientsRoutes,
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   ...webhooksRoutes,
   ...eventsRoutes,
   ...reviewsRoutes,
+  ...sandboxRoutes,
   ...legacyRoutes,
 ];
 

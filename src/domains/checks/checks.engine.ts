@@ -235,7 +235,8 @@ function raiseSettled(write: Write, user: UserState, after: UserState, done: Che
 
 export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
 
-const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true } as const;
+/** What a provider is told of a user; the client's mode decides whether the sandbox's magic inputs apply. */
+const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true, client: { select: { mode: true } } } as const;
 
 /**
  * Per user, the latest result an upstream system posted on transaction monitoring, when it is an
@@ -281,8 +282,11 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const live = runs.filter((run) => subjects.get(run.userId));
   const outcomes: CheckOutcome[] = [];
   for (const run of live) {
+    // read with SUBJECT: the requirement columns and the client's mode
+    const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string } };
     const subject = {
-      ...subjects.get(run.userId)!,
+      ...user,
+      sandbox: client.mode === "SANDBOX",
       openAlert: alerts.get(run.userId) ?? null,
       suppressedHits: suppressed.get(run.userId),
       trigger: run.trigger,
@@ -348,25 +352,25 @@ async function completeRuns(deps: WriteDeps, completions: Completion[], options:
 }
 
 /**
- * A person's decision on a user's checks of one type (a review's), as a completed run of its own
- * (trigger REVIEW, decided by OPERATOR) inside the caller's write: the run reviewed keeps what the
- * provider found, and the user is settled as by a posted result.
+ * A result that arrives whole, as a completed run of its own inside the caller's write: a person's
+ * decision on a review (trigger REVIEW, OPERATOR; the run reviewed keeps what the provider found) or
+ * an upstream provider's alert (PROVIDER). The user is settled as by a posted result.
  */
-export async function recordPersonDecision(
+export async function recordCompletedRun(
   write: Write,
-  decision: { clientId: string; userId: string; type: CheckRun["type"]; outcome: CheckOutcome },
+  completed: { clientId: string; userId: string; type: CheckRun["type"]; trigger: CheckTrigger; decidedBy: CheckDecider; outcome: CheckOutcome },
 ): Promise<CheckRun> {
   const now = new Date();
-  const { status, ...result } = decision.outcome;
+  const { status, ...result } = completed.outcome;
   const run = await write.tx.checkRun.create({
     data: {
-      clientId: decision.clientId,
-      userId: decision.userId,
-      type: decision.type,
-      trigger: "REVIEW",
+      clientId: completed.clientId,
+      userId: completed.userId,
+      type: completed.type,
+      trigger: completed.trigger,
       status,
       result: result as object,
-      decidedBy: "OPERATOR",
+      decidedBy: completed.decidedBy,
       createdAt: now,
       startedAt: now,
       completedAt: now,

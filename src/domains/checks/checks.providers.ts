@@ -11,6 +11,8 @@ import type { RuleBook } from "../compliance/compliance.service.js";
 import { requirementsOf, type RequirementFacts } from "../compliance/compliance.service.js";
 import type { CheckOutcome } from "./checks.rules.js";
 import { screenPerson } from "./screening/screen-person.js";
+import { sandboxListMatch } from "./screening/sandbox-list.js";
+import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 import { loadWatchlist, type Watchlist } from "./screening/watchlist.js";
 import { currentWatchlistFile } from "./screening/watchlist-import.js";
 
@@ -21,6 +23,8 @@ export type CheckSubject = RequirementFacts & {
   openAlert?: { status: CheckOutcome["status"]; reasons: string[] } | null;
   /** `entryId:entryHash:subjectHash` of the sanctions hits reviewers decided false positives */
   suppressedHits?: ReadonlySet<string>;
+  /** the user is a SANDBOX client's: the sandbox's magic inputs apply (sandbox.rules.ts) */
+  sandbox?: boolean;
   /** why the run was queued: a LIST_UPDATE screening looks for the newest list first (checks.rescreen.ts) */
   trigger?: CheckTrigger;
 };
@@ -36,7 +40,12 @@ function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvi
     type: "KYC",
     async run(subject) {
       const owed = await requirementsOf(deps, subject);
-      const reasons = [...owed.currentlyDue.map((f) => `due:${f}`), ...owed.errors.map((e) => `invalid:${e.field}`)];
+      const invalidDocuments = (subject.documents ?? []).filter((d) => d.status === "INVALID");
+      const reasons = [
+        ...owed.currentlyDue.map((f) => `due:${f}`),
+        ...owed.errors.map((e) => `invalid:${e.field}`),
+        ...invalidDocuments.map((d) => `document_invalid:${d.documentType}:${d.invalidReason ?? "unknown"}`),
+      ];
       const provider = `rules:${owed.rules.country}@v${owed.rules.version}`;
       return reasons.length
         ? { status: "CONSIDER", score: 0.4, reasons, matches: [], provider }
@@ -53,17 +62,16 @@ function sanctionsProvider(watchlist: WatchlistSource): CheckProvider {
       const list = await watchlist({ recheck: subject.trigger === "LIST_UPDATE" });
       const provider = list.version.id;
       if (!subject.firstName && !subject.lastName) return { status: "ERROR", score: 0, reasons: ["name_missing"], matches: [], provider };
-      const result = screenPerson(
-        {
-          firstName: subject.firstName ?? "",
-          middleName: subject.middleName,
-          lastName: subject.lastName ?? "",
-          dateOfBirth: subject.dateOfBirth ? subject.dateOfBirth.toISOString().slice(0, 10) : null,
-          nationality: subject.nationality,
-        },
-        list,
-        { suppressed: subject.suppressedHits },
-      );
+      const person = {
+        firstName: subject.firstName ?? "",
+        middleName: subject.middleName,
+        lastName: subject.lastName ?? "",
+        dateOfBirth: subject.dateOfBirth ? subject.dateOfBirth.toISOString().slice(0, 10) : null,
+        nationality: subject.nationality,
+      };
+      // a sandbox client's users are screened against the built-in sandbox list too
+      const sandboxHit = subject.sandbox ? sandboxListMatch(person) : null;
+      const result = screenPerson(person, list, { suppressed: subject.suppressedHits, alsoFound: sandboxHit ? [sandboxHit] : [] });
       const counted = result.matches.filter((m) => !m.suppressed);
       const quieted = result.matches.length - counted.length;
       const reasons = [...(counted[0]?.reasons ?? ["no_match"]), ...(quieted ? [`suppressed_false_positives:${quieted}`] : [])];
@@ -108,6 +116,10 @@ function transactionMonitoringProvider(risk: JurisdictionRisk): CheckProvider {
         outcome.reasons.push(`jurisdiction_${list.name}:${field}:${country}`);
         outcome.score = Math.max(outcome.score, list.score);
         if (list.review) outcome.status = "CONSIDER";
+      }
+      if (subject.sandbox && isMagic((subject.residentialAddress as { line1?: string } | null)?.line1, SANDBOX_INPUTS.alertAddressLine)) {
+        outcome.reasons.push("sandbox_alert:residential_address.line1", "upstream_alert_open");
+        outcome = { ...outcome, status: "CONSIDER", score: Math.max(outcome.score, 0.7) };
       }
       const alert = subject.openAlert;
       if (alert && SEVERITY[alert.status] > 0) {

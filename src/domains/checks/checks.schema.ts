@@ -42,7 +42,7 @@ const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   }),
 });
 
-const CheckRun = builder.prismaObject("CheckRun", {
+export const CheckRun = builder.prismaObject("CheckRun", {
   description: "One run of one check on one user; `id` is the REST check_id",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -150,7 +150,7 @@ builder.mutationField("createCheck", (t) =>
   }),
 );
 
-const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
+export const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
 const PostedDecider = builder.enumType("PostedDecider", { values: ["OPERATOR", "PROVIDER"] as const });
 
 const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {

@@ -107,7 +107,7 @@ export const compileRuleSet = (row: { country: string; version: number; effectiv
 };
 
 type AddressLike = { postalCode?: string | null } | null;
-export type DocumentFact = { documentType: string; status: string; expiryDate: Date | null };
+export type DocumentFact = { documentType: string; status: string; expiryDate: Date | null; invalidReason?: string | null };
 
 /** What is known of a user. `taxId` is the decrypted value (kept in memory only), `undefined` when unreadable. */
 export type Subject = {

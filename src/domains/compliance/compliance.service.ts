@@ -6,6 +6,7 @@
  * check rides on use, never on a timer: an idle process issues no queries. The set in force is chosen at evaluation time, so a
  * version with a future effective_from takes over by itself when its day comes.
  */
+import type { DocumentStatus } from "../../../generated/prisma/enums.js";
 import type { Db } from "../../db/client.js";
 import type { Cipher } from "../../lib/crypto.js";
 import { invalid } from "../../lib/errors.js";
@@ -127,7 +128,11 @@ export const REQUIREMENT_COLUMNS = {
   taxIdEncrypted: true,
   emailVerified: true,
   phoneVerified: true,
-  documents: { where: { status: "ACTIVE" }, select: { documentType: true, status: true, expiryDate: true } },
+  // INVALID ones satisfy nothing (compliance.rules.ts `usable`); KYC reads them to say why
+  documents: {
+    where: { status: { in: ["ACTIVE", "INVALID"] as DocumentStatus[] } },
+    select: { documentType: true, status: true, expiryDate: true, invalidReason: true },
+  },
 } as const;
 
 export type RequirementFacts = Omit<Subject, "taxId" | "documents"> & { taxIdEncrypted?: string | null; documents?: DocumentFact[] };

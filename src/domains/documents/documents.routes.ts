@@ -4,7 +4,7 @@ import { MAX_UPLOAD_BODY_BYTES } from "./documents.rules.js";
 
 /** The REST document body: every field, snake_case by alias (`document_id` for `id`); never the bytes. */
 const DOCUMENT_REST_FIELDS = `
-  document_id: id userId documentType status documentNumber issuingCountry issueDate expiryDate
+  document_id: id userId documentType status invalidReason documentNumber issuingCountry issueDate expiryDate
   file { fileName mimeType sizeBytes sha256 } createdAt updatedAt deletedAt`;
 
 const BASE = "/v2/users/authentications/documents";

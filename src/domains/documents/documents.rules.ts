@@ -146,8 +146,8 @@ function cleanFileName(name: string | null, mimeType: string) {
   return base || `document.${EXTENSIONS[mimeType]}`;
 }
 
-/** A document past its expiry date reads EXPIRED (derived on read, so it needs no job). */
-export type DocumentStatusValue = "ACTIVE" | "EXPIRED" | "DELETED";
+/** A document past its expiry date reads EXPIRED (derived on read, so it needs no job); DELETED and INVALID are stored. */
+export type DocumentStatusValue = "ACTIVE" | "EXPIRED" | "DELETED" | "INVALID";
 export function documentStatus(row: { status: DocumentStatusValue; expiryDate: Date | null }, now = new Date()): DocumentStatusValue {
   if (row.status !== "ACTIVE") return row.status;
   // valid through its expiry date, expired from the next day (UTC)

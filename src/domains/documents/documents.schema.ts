@@ -27,7 +27,8 @@ import {
 const DocumentTypeEnum = builder.enumType(DocumentType, { name: "DocumentType" });
 const DocumentStatusEnum = builder.enumType(DocumentStatus, {
   name: "DocumentStatus",
-  description: "EXPIRED: past its expiry date; DELETED: bytes erased, record kept",
+  description:
+    "EXPIRED: past its expiry date; DELETED: bytes erased, record kept; INVALID: not what it claims to be (invalidReason says why), satisfies no requirement",
 });
 
 type FileShape = { fileName: string; mimeType: string; sizeBytes: number; sha256: string; storageKey: string | null };
@@ -67,6 +68,7 @@ const Document = builder.prismaObject("Document", {
       extensions: ownColumns({ documentNumberLast4: true }),
       resolve: (d) => maskTail(d.documentNumberLast4),
     }),
+    invalidReason: t.exposeString("invalidReason", { nullable: true, description: "Why the document is INVALID, e.g. document_number_not_recognised" }),
     issuingCountry: t.exposeString("issuingCountry", { nullable: true, description: "ISO 3166-1 alpha-2" }),
     issueDate: t.expose("issueDate", { type: "Date", nullable: true }),
     expiryDate: t.expose("expiryDate", { type: "Date", nullable: true }),

@@ -1,6 +1,7 @@
 /** Identity documents: upload, update, read, list, delete — always inside the caller's client. */
 import { createHash } from "node:crypto";
 import { enqueueChecks } from "../checks/checks.engine.js";
+import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
@@ -108,9 +109,11 @@ function whereOf(clientId: string, filters: DocumentFilters): Prisma.DocumentWhe
       ? { status: "DELETED" }
       : filters.status === "EXPIRED"
         ? { status: "ACTIVE", expiryDate: { lt: today } }
-        : filters.status === "ACTIVE"
-          ? { status: "ACTIVE", OR: [{ expiryDate: null }, { expiryDate: { gte: today } }] }
-          : { status: { not: "DELETED" } };
+        : filters.status === "INVALID"
+          ? { status: "INVALID" }
+          : filters.status === "ACTIVE"
+            ? { status: "ACTIVE", OR: [{ expiryDate: null }, { expiryDate: { gte: today } }] }
+            : { status: { not: "DELETED" } };
   return {
     clientId,
     ...status,
@@ -156,6 +159,10 @@ function columnsOf(ctx: RequestContext, checked: CheckedFields): Prisma.Document
   if (documentNumber !== undefined) {
     data.documentNumberCiphertext = documentNumber === null ? null : ctx.cipher.encrypt(documentNumber);
     data.documentNumberLast4 = documentNumber === null ? null : lastFour(documentNumber);
+    // the number is what is verified: a new one is judged afresh (the sandbox's magic number fails)
+    const invalid = ctx.principal.mode === "SANDBOX" && isMagic(documentNumber, SANDBOX_INPUTS.invalidDocumentNumber);
+    data.status = invalid ? "INVALID" : "ACTIVE";
+    data.invalidReason = invalid ? "document_number_not_recognised" : null;
   }
   return data;
 }

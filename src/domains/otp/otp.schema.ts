@@ -2,7 +2,7 @@
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
 import { countSandboxMessages, confirmContactChange, listSandboxMessages, triggerOtp, verifyOtp } from "./otp.service.js";
-import type { Channel } from "./otp.sender.js";
+import type { Channel } from "./otp.rules.js";
 
 const OtpChannel = builder.enumType("OtpChannel", { values: ["EMAIL", "SMS"] as const });
 

@@ -1,13 +1,13 @@
 /**
  * OTP delivery behind one interface. SANDBOX clients' messages go to the sandbox outbox (a table,
  * read back with GET /v2/sandbox/messages); LIVE clients' go out by SMTP (nodemailer) or by an
- * HTTP SMS provider. An unconfigured LIVE channel has no sender: the caller answers 503.
+ * HTTP SMS provider. An unconfigured LIVE channel has no sender: the caller answers 503. The outbox
+ * fails for SANDBOX_OTP.undeliverable as a provider would, so a sandbox can rehearse a failed delivery.
  */
 import { createTransport } from "nodemailer";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
-
-export type Channel = "EMAIL" | "SMS";
+import { type Channel, undeliverableInSandbox } from "./otp.rules.js";
 
 type OtpMessage = {
   clientId: string;
@@ -37,9 +37,19 @@ export type Delivery = {
 /** How long one delivery may take before it counts as failed. */
 const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** What a sandbox send to an undeliverable destination throws: the service's failure path, as a provider's error takes it. */
+class SandboxUndeliverable extends Error {
+  readonly code = "SANDBOX_UNDELIVERABLE";
+  constructor() {
+    super("the sandbox delivers nothing to this destination"); // no address: a failure's message may reach a log
+  }
+}
+
 function sandboxOutbox(db: Db): OtpSender {
   return {
     async send({ clientId, userId, channel, to, body, code, createdAt }) {
+      // the magic destinations fail here, not in the service, so a sandbox exercises the failure path a LIVE key would take
+      if (undeliverableInSandbox(channel, to)) throw new SandboxUndeliverable();
       await db.sandboxMessage.create({ data: { clientId, userId, channel, to, body, code, createdAt } });
     },
   };

@@ -1,7 +1,7 @@
 /**
  * Reviews of a client, worked by its reviewers: the queue, one review, assigning, deciding and the
  * second reviewer's approval. A decision that takes effect reaches the user as a person's result of
- * the review's check type (checks.engine.ts `recordPersonDecision`), in the same write.
+ * the review's check type (checks.engine.ts `recordCompletedRun`), in the same write.
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { CheckType, HitDecision, ReviewStatus } from "../../../generated/prisma/enums.js";
@@ -12,7 +12,7 @@ import { foundOr404 } from "../../lib/found.js";
 import { isUuid } from "../../lib/ids.js";
 import type { Reviewer } from "../../principal.js";
 import type { Write } from "../events/events.write.js";
-import { recordPersonDecision, riskApartFrom } from "../checks/checks.engine.js";
+import { recordCompletedRun, riskApartFrom } from "../checks/checks.engine.js";
 import { decidedStatus, decisionErrors, needsSecondReviewer, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
 
@@ -182,10 +182,12 @@ async function carriedToUser(
     where: { reviewId: review.id },
     select: { id: true, entryId: true, list: true, decision: true, score: true },
   });
-  const run = await recordPersonDecision(write, {
+  const run = await recordCompletedRun(write, {
     clientId: review.clientId,
     userId: review.userId,
     type: review.type,
+    trigger: "REVIEW",
+    decidedBy: "OPERATOR",
     outcome: {
       status: decidedStatus(outcome),
       score: outcome === "REJECT" ? 1 : 0,

@@ -58,8 +58,9 @@ export const userColumnsJson = (alias: string) =>
     .join(", ");
 
 const USERS_BY_IDS = `select json_build_object(${userColumnsJson("u")},
-  'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date))
-     from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status = 'ACTIVE'), '[]'::json),
+  'documents', coalesce((select json_agg(json_build_object('documentType', d.document_type, 'status', d.status, 'expiryDate', d.expiry_date,
+       'invalidReason', d.invalid_reason))
+     from documents d where d.client_id = u.client_id and d.user_id = u.id and d.status in ('ACTIVE', 'INVALID')), '[]'::json),
   'checks', coalesce((select json_agg(json_build_object('id', c.id, 'type', c.type, 'status', c.status, 'createdAt', c.created_at, 'completedAt', c.completed_at, 'decidedBy', c.decided_by)
        order by c.created_at desc)
      from (select distinct on (r.type, r.decided_by) r.id, r.type, r.status, r.created_at, r.completed_at, r.decided_by from check_runs r where r.user_id = u.id

@@ -2,7 +2,8 @@
  * One delivery attempt of one event to one endpoint: Standard Webhooks signature, the SSRF
  * guard again at send time, a 10 s budget, redirects not followed, the attempt recorded with when to
  * retry. Scheduling the retry is the job engine's: it calls deliverWebhook and, when `retryAt` is
- * set, enqueues the next call for then.
+ * set, enqueues the next call for then. A SANDBOX client's /sandbox-fail-3 endpoint has its first
+ * attempts answered 500 here, without sending (webhooks.rules.ts `sandboxFailingAttempts`).
  */
 import http from "node:http";
 import https from "node:https";
@@ -11,7 +12,16 @@ import type { Db } from "../../db/client.js";
 import type { Cipher } from "../../lib/crypto.js";
 import type { Logger } from "../../lib/logger.js";
 import type { WebhookOutcome } from "../../../generated/prisma/enums.js";
-import { DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, failingSince, nextRetryAt, shouldDisable, SNIPPET_BYTES, subscribes } from "./webhooks.rules.js";
+import {
+  DELIVERY_TIMEOUT_MS,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  failingSince,
+  nextRetryAt,
+  sandboxFailingAttempts,
+  shouldDisable,
+  SNIPPET_BYTES,
+  subscribes,
+} from "./webhooks.rules.js";
 import { pinnedLookup, resolveTarget, UrlRefused, type GuardOptions, type Target } from "./webhooks.ssrf-guard.js";
 
 export type WebhookSettings = {
@@ -30,19 +40,23 @@ export type WebhookSettings = {
 /** What delivery needs of the app's services (a RequestContext or the job engine's services both fit). */
 export type DeliveryDeps = { db: Db; cipher: Cipher; logger: Logger; now: () => Date; webhooks: WebhookSettings };
 
-/** An event as the outbox holds it; `id` becomes `webhook-id` and stays the same on every attempt. */
-export type WebhookEvent = { id: string; type: string; createdAt: Date | string; data: unknown };
+/**
+ * An event as the outbox holds it; `id` becomes `webhook-id` and stays the same on every attempt.
+ * `test`: a sandbox test event (webhooks.samples.ts), marked `test: true` in its envelope.
+ */
+export type WebhookEvent = { id: string; type: string; createdAt: Date | string; data: unknown; test?: boolean };
 
 export type DeliveryResult =
   | { attempt: Awaited<ReturnType<Db["webhookAttempt"]["create"]>>; retryAt: Date | null; disabled: boolean }
   | { skipped: "endpoint_deleted" | "endpoint_disabled" | "not_subscribed" };
 
-/** The JSON body: `{id, type, created_at, data}`. */
+/** The JSON body: `{id, type, created_at, data}`, and `test: true` for a test event. */
 const envelopeOf = (event: WebhookEvent) => ({
   id: event.id,
   type: event.type,
   created_at: new Date(event.createdAt).toISOString(),
   data: event.data,
+  ...(event.test ? { test: true } : {}),
 });
 
 /**
@@ -55,6 +69,7 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
   if (!endpoint.enabled) return { skipped: "endpoint_disabled" };
   if (!options.manual && !subscribes(endpoint.eventTypes, event.type)) return { skipped: "not_subscribed" };
   const client = await deps.db.apiClient.findUnique({ where: { id: endpoint.clientId }, select: { mode: true } });
+  const mode = client?.mode ?? "LIVE";
   const now = deps.now();
   const body = JSON.stringify(envelopeOf(event));
   const secrets = [deps.cipher.decrypt(endpoint.secretEncrypted)];
@@ -71,18 +86,7 @@ export async function deliverWebhook(deps: DeliveryDeps, endpointId: string, eve
   };
 
   const started = performance.now();
-  let sent: Sent;
-  try {
-    const target = await resolveTarget(endpoint.url, {
-      mode: client?.mode ?? "LIVE",
-      allowPrivate: deps.webhooks.allowPrivate,
-      resolve: deps.webhooks.resolve,
-    });
-    sent = await post(target, headers, body, deps.webhooks.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-  } catch (error) {
-    if (!(error instanceof UrlRefused)) throw error;
-    sent = { outcome: error.unresolved ? "NETWORK_ERROR" : "BLOCKED", snippet: error.reason };
-  }
+  const sent = (await sandboxFailure(deps, endpoint, mode, event.id)) ?? (await send(deps, endpoint.url, mode, headers, body));
   const durationMs = Math.round(performance.now() - started);
   const secretTexts = [...secrets, ...secrets.map((s) => s.slice("whsec_".length)), ...signatures.map((s) => s.slice(3))];
   const snippet = sent.snippet === undefined ? null : redact(sent.snippet, secretTexts);
@@ -150,6 +154,31 @@ async function disableIfFailing(deps: DeliveryDeps, endpointId: string, now: Dat
 }
 
 type Sent = { outcome: WebhookOutcome; status?: number; snippet?: string };
+
+/**
+ * The sandbox's answer instead of the receiver's, or null to send: a 500 for the first attempts of
+ * each event to a SANDBOX /sandbox-fail-3 endpoint, recorded and retried like a real one. Attempts are
+ * counted only for such an endpoint, so every other delivery makes no extra query.
+ */
+async function sandboxFailure(deps: DeliveryDeps, endpoint: { id: string; url: string }, mode: "SANDBOX" | "LIVE", eventId: string): Promise<Sent | null> {
+  const failing = sandboxFailingAttempts(mode, endpoint.url);
+  if (!failing) return null;
+  const previous = await deps.db.webhookAttempt.count({ where: { endpointId: endpoint.id, eventId } });
+  if (previous >= failing) return null;
+  const snippet = `Simulated by the sandbox, nothing sent: the path ends with /sandbox-fail-3, so attempts 1 to ${failing} of each event answer 500.`;
+  return { outcome: "HTTP_ERROR", status: 500, snippet };
+}
+
+/** The real send: the SSRF guard again (the name may resolve elsewhere since it was checked), then the POST. */
+async function send(deps: DeliveryDeps, url: string, mode: "SANDBOX" | "LIVE", headers: Record<string, string>, body: string): Promise<Sent> {
+  try {
+    const target = await resolveTarget(url, { mode, allowPrivate: deps.webhooks.allowPrivate, resolve: deps.webhooks.resolve });
+    return await post(target, headers, body, deps.webhooks.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+  } catch (error) {
+    if (!(error instanceof UrlRefused)) throw error;
+    return { outcome: error.unresolved ? "NETWORK_ERROR" : "BLOCKED", snippet: error.reason };
+  }
+}
 
 /** POSTs to the checked address; at most SNIPPET_BYTES of the answer are read, redirects are answers, not hops. */
 function post(target: Target, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Sent> {

@@ -98,4 +98,16 @@ export const webhooksRoutes: Route[] = [
     variables: (req) => ({ input: bodyInput(req, { endpointId: req.params.webhook_id }) }),
     field: "redeliverWebhookEvent",
   },
+  {
+    method: "POST",
+    path: `${ONE}/test`,
+    summary: "SANDBOX keys only: send a signed test event of a type (body: type, default user.status.updated) to this endpoint, now",
+    scope: "webhooks:manage",
+    status: 201,
+    operation: restOperation(
+      `mutation TestWebhookEndpoint($input: TestWebhookEndpointInput!) { testWebhookEndpoint(input: $input) { ${ATTEMPT_REST_FIELDS} } }`,
+    ),
+    variables: (req) => ({ input: bodyInput(req, { webhookId: req.params.webhook_id }) }),
+    field: "testWebhookEndpoint",
+  },
 ];

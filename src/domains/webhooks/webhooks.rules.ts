@@ -1,4 +1,4 @@
-/** Webhook rules, pure: event types, the retry schedule, when a failing endpoint is disabled. */
+/** Webhook rules, pure: event types, the retry schedule, when a failing endpoint is disabled, what the sandbox simulates. */
 import { randomBytes } from "node:crypto";
 import { invalid } from "../../lib/errors.js";
 
@@ -12,7 +12,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "review.opened",
   "review.decided",
 ] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 const ALL_EVENTS = "*";
+/** What a test event is when the caller names no type. */
+export const DEFAULT_TEST_EVENT_TYPE: WebhookEventType = "user.status.updated";
 
 /** Delays after the 1st, 2nd, … failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then no more. */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000);
@@ -39,6 +42,13 @@ export function checkEventTypes(types: readonly string[], field = "eventTypes"):
       },
     ]);
   return unique.includes(ALL_EVENTS) ? [ALL_EVENTS] : unique;
+}
+
+/** One known event type (a test event's), or the input is refused naming `field` and every allowed type. */
+export function checkEventType(type: string, field = "type"): WebhookEventType {
+  const known = WEBHOOK_EVENT_TYPES.find((t) => t === type.trim());
+  if (known) return known;
+  throw invalid([{ field, code: "invalid_choice", message: `Unknown event type ${JSON.stringify(type)}: use one of ${WEBHOOK_EVENT_TYPES.join(", ")}.` }]);
 }
 
 /** Whether an endpoint subscribed to `eventTypes` receives an event of `type`. */
@@ -69,3 +79,13 @@ export function failingSince(attempts: readonly { attemptedAt: Date; succeeded: 
 
 /** An endpoint failing for DISABLE_AFTER_MS (5 days) or longer is disabled. */
 export const shouldDisable = (since: Date | null, now: Date, after = DISABLE_AFTER_MS) => since !== null && now.getTime() - since.getTime() >= after;
+
+/**
+ * How many attempts of each event the sandbox fails with a simulated 500 before really sending: 3 for
+ * a SANDBOX client's endpoint whose URL path ends with /sandbox-fail-3 (any case, as integrators type
+ * it), so retries can be watched without a failing receiver; 0 otherwise, and always 0 for LIVE.
+ */
+export function sandboxFailingAttempts(mode: "SANDBOX" | "LIVE", url: string) {
+  const path = URL.parse(url)?.pathname.toLowerCase() ?? "";
+  return mode === "SANDBOX" && path.endsWith("/sandbox-fail-3") ? 3 : 0;
+}

@@ -1,9 +1,19 @@
-/** GraphQL for webhooks: WebhookEndpoint, WebhookAttempt, their queries and the endpoint mutations (scope webhooks:manage). */
+/** GraphQL for webhooks: WebhookEndpoint, WebhookAttempt, their queries and the endpoint mutations (scope webhooks:manage), test events for SANDBOX keys. */
 import { WebhookOutcome } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { WEBHOOK_EVENT_TYPES } from "./webhooks.rules.js";
-import { createEndpoint, deleteEndpoint, findAttempts, findEndpoints, getEndpoint, redeliver, rotateSecret, updateEndpoint } from "./webhooks.service.js";
+import { DEFAULT_TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from "./webhooks.rules.js";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  findAttempts,
+  findEndpoints,
+  getEndpoint,
+  redeliver,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./webhooks.service.js";
 
 const SCOPE = { scope: "webhooks:manage" } as const;
 const EVENT_TYPES_HELP = `Event types to receive: ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" for all`;
@@ -97,6 +107,13 @@ const RedeliverWebhookEventInput = builder.inputType("RedeliverWebhookEventInput
   fields: (t) => ({ endpointId: t.id({ required: true }), eventId: t.string({ required: true }) }),
 });
 
+const TestWebhookEndpointInput = builder.inputType("TestWebhookEndpointInput", {
+  fields: (t) => ({
+    webhookId: t.id({ required: true }),
+    type: t.string({ defaultValue: DEFAULT_TEST_EVENT_TYPE, description: `The test event's type: ${WEBHOOK_EVENT_TYPES.join(", ")}` }),
+  }),
+});
+
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.prismaField({
     type: WebhookEndpoint,
@@ -131,5 +148,13 @@ builder.mutationFields((t) => ({
     description: "Sends an event this endpoint was sent before once more, now (same webhook-id)",
     args: { input: t.arg({ type: RedeliverWebhookEventInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => redeliver(ctx, String(input.endpointId), input.eventId),
+  }),
+  testWebhookEndpoint: t.prismaField({
+    type: WebhookAttempt,
+    authScopes: SCOPE,
+    description:
+      "SANDBOX keys only: sends this endpoint a signed test event of the type, now, with sample data and `test: true` in its envelope; answers the attempt (no retry follows)",
+    args: { input: t.arg({ type: TestWebhookEndpointInput, required: true }) },
+    resolve: (_query, _root, { input }, ctx) => sendTestEvent(ctx, String(input.webhookId), input.type),
   }),
 }));

@@ -1,6 +1,7 @@
 /**
  * Webhook endpoints of the caller's client: create (secret shown once), read, list, update,
- * rotate the secret, delete, list attempts, redeliver. Delivery itself is webhooks.delivery.ts.
+ * rotate the secret, delete, list attempts, redeliver, send a test event (SANDBOX keys). Delivery
+ * itself is webhooks.delivery.ts.
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
@@ -8,7 +9,8 @@ import { tenantOf } from "../../context.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import { deliverWebhook } from "./webhooks.delivery.js";
-import { checkEventTypes, newSecret, ROTATION_GRACE_MS } from "./webhooks.rules.js";
+import { checkEventType, checkEventTypes, DEFAULT_TEST_EVENT_TYPE, newSecret, ROTATION_GRACE_MS } from "./webhooks.rules.js";
+import { testEvent } from "./webhooks.samples.js";
 import { resolveTarget, UrlRefused } from "./webhooks.ssrf-guard.js";
 
 type Selection = { select?: Prisma.WebhookEndpointSelect; include?: Prisma.WebhookEndpointInclude };
@@ -128,22 +130,43 @@ export function findAttempts(ctx: RequestContext, endpointId: string, eventId: s
  * `webhook-id`. It runs in the request for now; the job engine may take it over (same call).
  */
 export async function redeliver(ctx: RequestContext, endpointId: string, eventId: string) {
-  const endpoint = await getEndpoint(ctx, endpointId, { select: { id: true, enabled: true } });
-  if (!endpoint.enabled)
-    throw new DomainError("WEBHOOK_ENDPOINT_DISABLED", "The endpoint is disabled: enable it (updateWebhookEndpoint, enabled: true) before redelivering.");
+  await enabledEndpoint(ctx, endpointId, "redelivering");
   const sent = await ctx.db.webhookAttempt.findFirst({ where: { endpointId, eventId }, orderBy: { attemptedAt: "desc" }, select: { payload: true } });
   if (!sent)
     throw new DomainError("NOT_FOUND", "This endpoint was never sent an event with that id.", [
       { field: "eventId", code: "not_found", message: "No attempt of this event exists for this endpoint." },
     ]);
-  const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown };
+  const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown; test?: boolean };
   const result = await deliverWebhook(
     ctx,
     endpointId,
-    { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data },
+    // a redelivered test event is still one: its envelope keeps `test: true`
+    { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data, test: envelope.test },
     { manual: true },
   );
   if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
   await ctx.transact(ctx, async ({ audit }) => audit({ action: "webhook_event.redelivered", targetType: "webhook_endpoint", targetId: endpointId }));
   return result.attempt;
+}
+
+/**
+ * SANDBOX keys only, as Stripe keeps test events to test mode: a LIVE key is told the route has nothing
+ * for it (404). Sends one sample event of `type` to this endpoint only, now, whatever it subscribes
+ * to, signed and recorded like any attempt; like a redelivery it schedules no retry.
+ */
+export async function sendTestEvent(ctx: RequestContext, endpointId: string, type: string | null | undefined) {
+  if (ctx.principal.mode !== "SANDBOX") throw new DomainError("NOT_FOUND", "Test events exist for sandbox keys only.");
+  const eventType = checkEventType(type ?? DEFAULT_TEST_EVENT_TYPE);
+  await enabledEndpoint(ctx, endpointId, "sending a test event");
+  const result = await deliverWebhook(ctx, endpointId, testEvent(eventType, ctx.now()), { manual: true });
+  if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
+  await ctx.transact(ctx, async ({ audit }) => audit({ action: "webhook_event.test_sent", targetType: "webhook_endpoint", targetId: endpointId }));
+  return result.attempt;
+}
+
+/** The caller's endpoint, refused with WEBHOOK_ENDPOINT_DISABLED while disabled: nothing is sent to it then. */
+async function enabledEndpoint(ctx: RequestContext, id: string, doing: string) {
+  const endpoint = await getEndpoint(ctx, id, { select: { id: true, enabled: true } });
+  if (!endpoint.enabled)
+    throw new DomainError("WEBHOOK_ENDPOINT_DISABLED", `The endpoint is disabled: enable it (updateWebhookEndpoint, enabled: true) before ${doing}.`);
 }

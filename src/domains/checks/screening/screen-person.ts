@@ -21,7 +21,7 @@ export type PersonToScreen = ScreenedData;
 
 type ScreeningStatus = "CLEAR" | "CONSIDER" | "REJECTED";
 
-interface ScreeningMatch {
+export interface ScreeningMatch {
   /** the list screened against and its version (the file's name and content hash) */
   list: string;
   listVersion: string;
@@ -126,9 +126,14 @@ const entryHashOf = (entry: WatchlistEntry) => {
 /**
  * Screens one person against every individual (and their aliases) on the list. `suppressed`: the
  * `entryId:entryHash:subjectHash` of hits a reviewer decided false positives; a match with the same
- * entry on the same data is still returned (`suppressed: true`) but decides nothing.
+ * entry on the same data is still returned (`suppressed: true`) but decides nothing. `alsoFound`:
+ * matches on another list (the sandbox's), first, weighed and suppressed alike.
  */
-export function screenPerson(person: PersonToScreen, watchlist: Watchlist, { suppressed }: { suppressed?: ReadonlySet<string> } = {}): ScreeningResult {
+export function screenPerson(
+  person: PersonToScreen,
+  watchlist: Watchlist,
+  { suppressed, alsoFound = [] }: { suppressed?: ReadonlySet<string>; alsoFound?: readonly ScreeningMatch[] } = {},
+): ScreeningResult {
   const subjectHash = subjectFingerprint(person);
   const query = parseName([person.firstName, person.middleName, person.lastName].filter(Boolean).join(" "));
   const similar = similarWords(query, watchlist);
@@ -184,7 +189,8 @@ export function screenPerson(person: PersonToScreen, watchlist: Watchlist, { sup
     const previous = best.get(entry);
     if (!previous || rankOf(match) > rankOf(previous)) best.set(entry, match);
   }
-  const matches = [...best.values()].sort((a, b) => rankOf(b) - rankOf(a) || a.entryId.localeCompare(b.entryId, "en", { numeric: true })).slice(0, MAX_MATCHES);
+  const ranked = [...best.values()].sort((a, b) => rankOf(b) - rankOf(a) || a.entryId.localeCompare(b.entryId, "en", { numeric: true }));
+  const matches = [...alsoFound, ...ranked].slice(0, MAX_MATCHES);
   for (const m of matches) if (suppressed?.has(`${m.entryId}:${m.entryHash}:${subjectHash}`)) m.suppressed = true;
   const counted = matches.filter((m) => !m.suppressed);
   const status: ScreeningStatus = counted.some((m) => m.status === "REJECTED") ? "REJECTED" : counted.length ? "CONSIDER" : "CLEAR";

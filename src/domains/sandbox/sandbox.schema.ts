@@ -1,0 +1,50 @@
+/** GraphQL for the sandbox (SANDBOX keys only): simulate a check's result, raise an alert, reset. */
+import { builder } from "../../graphql/builder.js";
+import { CheckResultStatus, CheckRun } from "../checks/checks.schema.js";
+import { raiseAlert, resetSandbox, simulateCheckResult } from "./sandbox.service.js";
+
+const SimulateCheckResultInput = builder.inputType("SimulateCheckResultInput", {
+  fields: (t) => ({
+    checkId: t.id({ required: true }),
+    status: t.field({ type: CheckResultStatus, required: true }),
+    score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
+    reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
+    matches: t.field({ type: ["JSON"], description: "At most 50; a sanctions match naming an entryId opens a review as a real one does" }),
+  }),
+});
+
+const AlertStatus = builder.enumType("SandboxAlertStatus", { values: ["CONSIDER", "REJECTED"] as const });
+const RaiseSandboxAlertInput = builder.inputType("RaiseSandboxAlertInput", {
+  fields: (t) => ({
+    userId: t.id({ required: true }),
+    status: t.field({ type: AlertStatus, description: "Left out: CONSIDER" }),
+    reasons: t.stringList({ description: "What the alert says; left out: sandbox_alert" }),
+  }),
+});
+
+const SandboxReset = builder.objectRef<{ deletedUsers: number }>("SandboxReset").implement({
+  fields: (t) => ({ deletedUsers: t.exposeInt("deletedUsers") }),
+});
+
+builder.mutationFields((t) => ({
+  simulateCheckResult: t.prismaField({
+    type: CheckRun,
+    authScopes: { scope: "users:write" },
+    description: "Sandbox keys only: a check's result as its upstream provider would post it (events, webhooks, the user's status and risk)",
+    args: { input: t.arg({ type: SimulateCheckResultInput, required: true }) },
+    resolve: (_query, _root, { input }, ctx) => simulateCheckResult(ctx, { ...input, checkId: String(input.checkId) }),
+  }),
+  raiseSandboxAlert: t.prismaField({
+    type: CheckRun,
+    authScopes: { scope: "users:write" },
+    description: "Sandbox keys only: an upstream transaction-monitoring alert on a user; open until a CLEAR result or a reviewer closes it",
+    args: { input: t.arg({ type: RaiseSandboxAlertInput, required: true }) },
+    resolve: (_query, _root, { input }, ctx) => raiseAlert(ctx, { ...input, userId: String(input.userId) }),
+  }),
+  resetSandbox: t.field({
+    type: SandboxReset,
+    authScopes: { scope: "users:write" },
+    description: "Sandbox keys only: deletes the client's users and all they hold, and its events; keys, reviewers and webhook endpoints stay",
+    resolve: (_root, _args, ctx) => resetSandbox(ctx),
+  }),
+}));

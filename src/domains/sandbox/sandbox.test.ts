@@ -1,0 +1,204 @@
+/**
+ * The sandbox end to end: magic inputs reach their outcome on a SANDBOX key and mean nothing on a
+ * LIVE one; a check's result and a monitoring alert can be simulated; a reset leaves no row of the
+ * client and every other client's rows as they were.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { within } from "../../../test/helpers/eventually.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
+import { SANDBOX_INPUTS } from "./sandbox.rules.js";
+
+const PERSON = { first_name: "Ana", date_of_birth: "1990-05-17" };
+
+describe.each(backends)("the sandbox on %s", (backend) => {
+  let t: TestApp;
+  let sandbox: { key: string; clientId: string };
+  let live: { key: string; clientId: string };
+  let receiver: WebhookReceiver;
+
+  const signUp = async (key: string, body: Record<string, unknown>) => {
+    const res = await t.rest("POST", "/v2/users", { key, body: { ...PERSON, email: `${randomUUID()}@example.com`, ...body } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.user_id as string;
+  };
+  const latest = async (key: string, userId: string, type: string) =>
+    ((await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data as any[]).find((run) => run.type === type);
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, { WEBHOOK_ALLOW_PRIVATE: "1" });
+    sandbox = await t.createClient("Sandbox");
+    live = await t.createClient("Live", undefined, "LIVE");
+    receiver = await startWebhookReceiver();
+    const endpoint = await t.rest("POST", "/v2/webhooks", { key: sandbox.key, body: { url: receiver.url("/sandbox"), event_types: ["*"] } });
+    receiver.sign("/sandbox", endpoint.body.secret);
+  }, 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.stop();
+  });
+
+  it("rejects SandboxReject and holds SandboxReview for review on the sandbox list, each with its verified webhook; LIVE screens them as any name", async () => {
+    const rejected = await signUp(sandbox.key, { last_name: SANDBOX_INPUTS.rejectLastName });
+    const review = await signUp(sandbox.key, { last_name: "sandboxreview" }); // any case
+    const plain = await signUp(live.key, { last_name: SANDBOX_INPUTS.rejectLastName });
+    await t.checksSettled();
+    const hit = (await latest(sandbox.key, rejected, "SANCTIONS_SCREENING")) as any;
+    expect(hit).toMatchObject({
+      status: "REJECTED",
+      result: { matches: [expect.objectContaining({ list: "SANDBOX", entryId: "SANDBOX-1", status: "REJECTED" })] },
+    });
+    expect(await latest(sandbox.key, review, "SANCTIONS_SCREENING")).toMatchObject({ status: "CONSIDER" });
+    expect(await latest(live.key, plain, "SANCTIONS_SCREENING")).toMatchObject({ status: "CLEAR" });
+    const webhook = await within(
+      "the rejection's webhook",
+      () =>
+        receiver.at("/sandbox").filter((d) => JSON.parse(d.body).type === "check.sanctions_screening.updated" && JSON.parse(d.body).data.user_id === rejected),
+      (d) => d.length > 0,
+    );
+    expect(webhook[0]!.verified).toBe(true);
+    expect(JSON.parse(webhook[0]!.body).data.check.status).toBe("REJECTED");
+    // the possible match opened a review, as a real one does
+    await within(
+      "the review's webhook",
+      () => receiver.at("/sandbox").filter((d) => JSON.parse(d.body).type === "review.opened" && JSON.parse(d.body).data.user_id === review),
+      (d) => d.length === 1 && d[0]!.verified === true,
+    );
+  }, 60_000);
+
+  it("raises a monitoring alert for SandboxAlert in the address, on a sandbox key only", async () => {
+    const address = { line1: SANDBOX_INPUTS.alertAddressLine, city: "Singapore", postal_code: "018989", country: "SG" };
+    const alerted = await signUp(sandbox.key, { last_name: "Cruz", residential_address: address });
+    const plain = await signUp(live.key, { last_name: "Cruz", residential_address: address });
+    await t.checksSettled();
+    expect(await latest(sandbox.key, alerted, "TRANSACTION_MONITORING")).toMatchObject({
+      status: "CONSIDER",
+      result: { reasons: expect.arrayContaining(["sandbox_alert:residential_address.line1", "upstream_alert_open"]) },
+    });
+    expect(await latest(live.key, plain, "TRANSACTION_MONITORING")).toMatchObject({ status: "CLEAR" });
+  }, 60_000);
+
+  it("makes a document numbered SANDBOXINVALID INVALID on a sandbox key, with KYC saying why; a new number or a LIVE key makes it ACTIVE", async () => {
+    const upload = (key: string, userId: string) =>
+      t.rest("POST", "/v2/users/authentications/documents", {
+        key,
+        body: {
+          user_id: userId,
+          document_type: "PASSPORT",
+          document_number: SANDBOX_INPUTS.invalidDocumentNumber,
+          issuing_country: "SG",
+          expiry_date: "2031-01-01",
+          file: { file_name: "passport.png", mime_type: "image/png", content_base64: PNG_BASE64 },
+        },
+      });
+    const userId = await signUp(sandbox.key, { last_name: "Doc" });
+    const invalid = await upload(sandbox.key, userId);
+    expect(invalid.status, JSON.stringify(invalid.body)).toBe(201);
+    expect(invalid.body).toMatchObject({ status: "INVALID", invalid_reason: "document_number_not_recognised" });
+    await t.checksSettled();
+    const kyc = await latest(sandbox.key, userId, "KYC");
+    expect(kyc).toMatchObject({
+      status: "CONSIDER",
+      result: { reasons: expect.arrayContaining(["document_invalid:PASSPORT:document_number_not_recognised"]) },
+    });
+    const listed = await t.gql(sandbox.key, `query($id: ID!) { user(id: $id) { documents(status: INVALID) { id status invalidReason } } }`, { id: userId });
+    expect(listed.data.user.documents).toEqual([{ id: invalid.body.document_id, status: "INVALID", invalidReason: "document_number_not_recognised" }]);
+    const renumbered = await t.rest("PUT", "/v2/users/authentications/documents", {
+      key: sandbox.key,
+      body: { document_id: invalid.body.document_id, document_number: "E1234567" },
+    });
+    expect(renumbered.body).toMatchObject({ status: "ACTIVE", invalid_reason: null });
+
+    const liveUser = await signUp(live.key, { last_name: "Doc" });
+    expect((await upload(live.key, liveUser)).body).toMatchObject({ status: "ACTIVE", invalid_reason: null });
+  }, 60_000);
+
+  it("simulates a provider's result and an upstream alert over REST and GraphQL, moving the user as upstream results do", async () => {
+    const userId = await signUp(sandbox.key, { last_name: "Cruz" });
+    await t.checksSettled();
+    const screening = await latest(sandbox.key, userId, "SANCTIONS_SCREENING");
+    const simulated = await t.rest("POST", `/v2/sandbox/checks/${screening.check_id}/simulate`, {
+      key: sandbox.key,
+      body: { status: "REJECTED", reasons: ["provider_confirmed"], matches: [{ entryId: "UP-7", name: "CRUZ, Ana" }] },
+    });
+    expect(simulated.status, JSON.stringify(simulated.body)).toBe(200);
+    expect(simulated.body).toMatchObject({ status: "REJECTED", decided_by: "PROVIDER", result: { provider: "upstream", reasons: ["provider_confirmed"] } });
+    await t.checksSettled();
+    // a user who has not asked to be verified keeps PENDING: its risk moves
+    expect((await t.rest("GET", `/v2/users/${userId}`, { key: sandbox.key })).body).toMatchObject({ risk_level: "HIGH", risk_assessment_status: "REJECTED" });
+
+    const other = await signUp(sandbox.key, { last_name: "Lim" });
+    const alert = await t.gql(
+      sandbox.key,
+      `mutation($input: RaiseSandboxAlertInput!) { raiseSandboxAlert(input: $input) { id type status decidedBy result { reasons provider } } }`,
+      { input: { userId: other, reasons: ["structuring"] } },
+    );
+    expect(alert.errors).toBeUndefined();
+    expect(alert.data.raiseSandboxAlert).toMatchObject({
+      type: "TRANSACTION_MONITORING",
+      status: "CONSIDER",
+      decidedBy: "PROVIDER",
+      result: { provider: "upstream" },
+    });
+    // the alert stays open in the next monitoring run, as an upstream one does
+    expect((await t.rest("POST", `/v2/users/${other}/checks`, { key: sandbox.key, body: { type: "TRANSACTION_MONITORING" } })).status).toBe(202);
+    await t.checksSettled();
+    expect(await latest(sandbox.key, other, "TRANSACTION_MONITORING")).toMatchObject({
+      status: "CONSIDER",
+      result: { reasons: expect.arrayContaining(["upstream_alert_open", "upstream:structuring"]) },
+    });
+  }, 60_000);
+
+  it("answers 404 to every sandbox route with a LIVE key, and to another client's check", async () => {
+    const mine = await signUp(sandbox.key, { last_name: "Tan" });
+    const theirs = await signUp(live.key, { last_name: "Tan" });
+    await t.checksSettled();
+    const run = await latest(live.key, theirs, "KYC");
+    for (const [path, body] of [
+      [`/v2/sandbox/checks/${run.check_id}/simulate`, { status: "CLEAR" }],
+      [`/v2/sandbox/users/${theirs}/alerts`, {}],
+      ["/v2/sandbox/reset", {}],
+    ] as const)
+      expect((await t.rest("POST", path, { key: live.key, body })).status, path).toBe(404);
+    expect((await t.gql(live.key, `mutation { resetSandbox { deletedUsers } }`)).errors?.[0]?.extensions.code).toBe("NOT_FOUND");
+    expect((await t.rest("POST", `/v2/sandbox/checks/${run.check_id}/simulate`, { key: sandbox.key, body: { status: "CLEAR" } })).status).toBe(404);
+    expect((await t.rest("POST", `/v2/sandbox/users/${theirs}/alerts`, { key: sandbox.key, body: {} })).status).toBe(404);
+    expect((await t.rest("POST", `/v2/sandbox/users/${mine}/alerts`, { key: sandbox.key, body: {} })).status).toBe(201);
+  }, 60_000);
+
+  it("resets the sandbox client's rows and no other client's", async () => {
+    const other = await t.createClient("Bystander");
+    await signUp(other.key, { last_name: "Stays" });
+    const userId = await signUp(sandbox.key, { last_name: SANDBOX_INPUTS.reviewLastName });
+    await t.rest("POST", "/v2/users/authentications/documents", {
+      key: sandbox.key,
+      body: { user_id: userId, document_type: "PROOF_OF_ADDRESS", file: { file_name: "bill.png", mime_type: "image/png", content_base64: PNG_BASE64 } },
+    });
+    await t.rest("POST", "/v2/users/trigger/otp/email", { key: sandbox.key, body: { user_id: userId } });
+    await t.checksSettled();
+    const count = async (clientId: string) =>
+      (
+        await t.db.$queryRawUnsafe<Record<string, number>[]>(
+          `select ${OWNED.map((table) => `(select count(*)::int from ${table} where client_id = $1::uuid) as ${table}`).join(", ")}`,
+          clientId,
+        )
+      )[0]!;
+    const before = { mine: await count(sandbox.clientId), theirs: await count(other.clientId), live: await count(live.clientId) };
+    for (const table of ["users", "documents", "check_runs", "reviews", "review_hits", "otp_codes", "sandbox_messages", "events"])
+      expect(before.mine[table], table).toBeGreaterThan(0);
+    const reset = await t.rest("POST", "/v2/sandbox/reset", { key: sandbox.key, body: {} });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    expect(reset.body.deleted_users).toBe(before.mine.users);
+    expect(Object.values(await count(sandbox.clientId)).every((n) => n === 0)).toBe(true);
+    expect(await count(other.clientId)).toEqual(before.theirs);
+    expect(await count(live.clientId)).toEqual(before.live);
+    // the client's keys and webhook endpoint stay: it starts again at once
+    expect((await t.rest("GET", "/v2/webhooks", { key: sandbox.key })).body.data).toHaveLength(1);
+    expect(await signUp(sandbox.key, { last_name: "Again" })).toBeTruthy();
+    expect(await t.db.auditEntry.count({ where: { action: "sandbox.reset", clientId: sandbox.clientId } })).toBe(1);
+  }, 60_000);
+});
+
+/** Every table holding a client's sandbox data. */
+const OWNED = ["users", "documents", "check_runs", "reviews", "review_hits", "otp_codes", "sandbox_messages", "events", "wallets", "cards"];
