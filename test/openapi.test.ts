@@ -231,7 +231,8 @@ describe("OpenAPI", () => {
     });
     await call("POST", "/v2/reviews/{review_id}/approve", `/v2/reviews/${review.review_id}/approve`, { key: ben, body: {} });
     // the sandbox's simulation routes, and its reset last but the lookups (it deletes the client's users)
-    const kyc = (await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${listed.user_id}/checks`)).data[0];
+    const runs = (await call("GET", "/v2/users/{user_id}/checks", `/v2/users/${listed.user_id}/checks`)).data;
+    const kyc = runs.find((run: { type: string; decided_by: string }) => run.type === "KYC" && run.decided_by === "SYSTEM");
     await call("POST", "/v2/sandbox/checks/{check_id}/simulate", `/v2/sandbox/checks/${kyc.check_id}/simulate`, { body: { status: "CLEAR" } });
     await call("POST", "/v2/sandbox/users/{user_id}/alerts", `/v2/sandbox/users/${listed.user_id}/alerts`, { body: { reasons: ["structuring"] } });
     await t.checksSettled();
