@@ -68,7 +68,7 @@ export async function onboard(baseUrl: string, apiKey: string, { fetch, refused 
   // the user is named by the header instead of the body
   const otp = await api.POST("/v2/users/trigger/otp/email", { params: { header: { "X-Auth-User-ID": userId } }, body: {} });
   note("trigger otp by header", otp.response);
-  const wrong = await api.POST("/v2/users/verify/otp", { body: { user_id: userId, channel: "EMAIL", code: "000000" } });
+  const wrong = await api.POST("/v2/users/verify/otp", { body: { user_id: userId, channel: "EMAIL", code: "000001" } });
   note("verify a wrong code", wrong.response);
   const attemptsLeft: number | undefined = wrong.error?.attempts_remaining;
 

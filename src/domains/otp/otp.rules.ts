@@ -1,6 +1,7 @@
 /** OTP rules: pure functions and the numbers they use; no I/O. */
 import { randomInt } from "node:crypto";
 import { DomainError, invalid } from "../../lib/errors.js";
+import { SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 
 /** The ways a code reaches a person; declared here, the domain's leaf, so the sender can use the rules without an import circle. */
 export type Channel = "EMAIL" | "SMS";
@@ -74,15 +75,12 @@ export const sameContact = (channel: Channel, a: string | null, b: string | null
   a !== null && b !== null && (channel === "EMAIL" ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /**
- * The sandbox's magic values (#33), named once for the code, the docs and the tests. They hold for
- * SANDBOX keys only: on a LIVE key `000000` is a wrong code like any other, and these destinations
- * are sent to as any other.
+ * The sandbox's magic OTP values (sandbox.rules.ts). They hold for SANDBOX keys only: on a LIVE key
+ * `000000` is a wrong code like any other, and these destinations are sent to as any other.
  */
 export const SANDBOX_OTP = {
-  /** stands in for an active code of the user and channel, with the code's effects; the real code still works */
-  anyCode: "000000",
-  /** delivery to these fails as a provider's failure would (502 DELIVERY_FAILED); Twilio's magic numbers are the model */
-  undeliverable: { SMS: "+15005550001", EMAIL: "fail@sandbox.test" },
+  anyCode: SANDBOX_INPUTS.anyOtpCode,
+  undeliverable: SANDBOX_INPUTS.undeliverable,
 } as const satisfies { anyCode: string; undeliverable: Record<Channel, string> };
 
 /** Does `code` pass as the code? Only a sandbox key's `000000`; the real code is checked by its HMAC. */

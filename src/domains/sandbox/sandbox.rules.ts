@@ -12,6 +12,12 @@ export const SANDBOX_INPUTS = {
   alertAddressLine: "SandboxAlert",
   /** `document_number`: the document is INVALID, and KYC says why */
   invalidDocumentNumber: "SANDBOXINVALID",
+  /** an OTP code that stands in for any active code of the user and channel (the real code still works) */
+  anyOtpCode: "000000",
+  /** OTP destinations no message reaches: delivery fails as a provider's failure would (Twilio's magic numbers are the model) */
+  undeliverable: { SMS: "+15005550001", EMAIL: "fail@sandbox.test" },
+  /** a webhook endpoint path ending so has the first three attempts of each event answered 500, nothing sent */
+  failingWebhookPath: "/sandbox-fail-3",
 } as const;
 
 /** The same value whatever its case and surrounding spaces: integrators type these by hand. */

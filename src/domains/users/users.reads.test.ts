@@ -129,7 +129,7 @@ describe.each(backends)("a user read by id as one statement (%s)", (backend) => 
     }
     const read = (await readUserById(t.db, a.clientId, full, restShape)) as any;
     expect(read.dateOfBirth.toISOString()).toBe("1990-05-17T00:00:00.000Z");
-    expect(read.documents).toEqual([{ documentType: "PASSPORT", status: "ACTIVE", expiryDate: new Date("2030-01-14T00:00:00.000Z") }]);
+    expect(read.documents).toEqual([{ documentType: "PASSPORT", status: "ACTIVE", expiryDate: new Date("2030-01-14T00:00:00.000Z"), invalidReason: null }]);
     expect(read.checks.map((c: any) => c.type).sort()).toEqual(["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"]);
     expect(read.checks.find((c: any) => c.type === "KYC").status).toBe("QUEUED"); // the newer run, not the older CLEAR one
   });

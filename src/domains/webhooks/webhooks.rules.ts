@@ -1,6 +1,7 @@
 /** Webhook rules, pure: event types, the retry schedule, when a failing endpoint is disabled, what the sandbox simulates. */
 import { randomBytes } from "node:crypto";
 import { invalid } from "../../lib/errors.js";
+import { SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 
 /** The event types a client can subscribe to; `*` is every type, now and later. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -87,5 +88,5 @@ export const shouldDisable = (since: Date | null, now: Date, after = DISABLE_AFT
  */
 export function sandboxFailingAttempts(mode: "SANDBOX" | "LIVE", url: string) {
   const path = URL.parse(url)?.pathname.toLowerCase() ?? "";
-  return mode === "SANDBOX" && path.endsWith("/sandbox-fail-3") ? 3 : 0;
+  return mode === "SANDBOX" && path.endsWith(SANDBOX_INPUTS.failingWebhookPath) ? 3 : 0;
 }
