@@ -59,7 +59,11 @@ export type RequestContext = Services & {
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   // every key written out, not `...services`: a spread of the services made every read promote more
   // into old space (docs/performance.md). A new service must be added here too (the type says so).
-  const { db, cipher, logger, auth, events, delivery, now, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
+  const { db, cipher, logger, auth, events, delivery, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
+  // a sandbox client's clock may run ahead: everything its requests compare with "now" follows it
+  // (GraphiQL's schema fetch comes without a principal)
+  const ahead = principal?.kind === "client" ? (principal.clockAheadMs ?? 0) : 0;
+  const now = ahead ? () => new Date(services.now().getTime() + ahead) : services.now;
   return {
     db,
     cipher,

@@ -34,7 +34,16 @@ export type Reviewer = { id: string; name: string };
 export const OPERATOR_ONLY = "operator";
 
 export type Principal =
-  | { kind: "client"; clientId: string; keyId: string; mode: "SANDBOX" | "LIVE"; scopes: ReadonlySet<string>; reviewer?: Reviewer | null }
+  | {
+      kind: "client";
+      clientId: string;
+      keyId: string;
+      mode: "SANDBOX" | "LIVE";
+      scopes: ReadonlySet<string>;
+      reviewer?: Reviewer | null;
+      /** how far a SANDBOX client's clock runs ahead of real time (its sandbox clock), in ms; absent: none */
+      clockAheadMs?: number;
+    }
   | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
 
 /** Who writes, as the audit trail records it: the principal and the request that carried the change. */

@@ -236,6 +236,10 @@ describe("OpenAPI", () => {
     await call("POST", "/v2/sandbox/checks/{check_id}/simulate", `/v2/sandbox/checks/${kyc.check_id}/simulate`, { body: { status: "CLEAR" } });
     await call("POST", "/v2/sandbox/users/{user_id}/alerts", `/v2/sandbox/users/${listed.user_id}/alerts`, { body: { reasons: ["structuring"] } });
     await t.checksSettled();
+    await call("GET", "/v2/sandbox/clock", "/v2/sandbox/clock");
+    await call("POST", "/v2/sandbox/clock/advance", "/v2/sandbox/clock/advance", { body: { hours: 1 } });
+    await call("POST", "/v2/sandbox/clock/reset", "/v2/sandbox/clock/reset", { body: {} });
+    await t.checksSettled();
     await call("POST", "/v2/sandbox/reset", "/v2/sandbox/reset", { body: {} });
     // lookups
     await call(

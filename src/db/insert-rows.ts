@@ -30,4 +30,4 @@ export function rowInserter<R extends object>(table: string, columns: Columns<R>
 }
 
 /** The id and creation time a row gets from Prisma's `@default(uuid())` and `@default(now())`. */
-export const freshRow = () => ({ id: randomUUID(), createdAt: new Date() });
+export const freshRow = (at = new Date()) => ({ id: randomUUID(), createdAt: at });

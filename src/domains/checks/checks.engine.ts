@@ -48,6 +48,7 @@ export async function enqueueChecks(
   target: { clientId: string; userId: string },
   types: readonly CheckType[],
   trigger: CheckTrigger,
+  at?: Date,
 ): Promise<CheckRun[]> {
   if (!types.length) return [];
   const reused = await write.tx.checkRun.updateManyAndReturn({
@@ -59,19 +60,24 @@ export async function enqueueChecks(
     target,
     types.filter((type) => !reused.some((run) => run.type === type)),
     trigger,
+    at,
   );
   return types.map((type) => (reused.find((run) => run.type === type) ?? created.find((run) => run.type === type))!);
 }
 
-/** New runs of `types` and their one job, as effects of the write (a user just created has nothing to reuse). */
+/**
+ * New runs of `types` and their one job, as effects of the write (a user just created has nothing to
+ * reuse); queued at `at`, else the writer's time (a sandbox client's clock may run ahead).
+ */
 export function queueFreshChecks(
   effects: Effects,
   target: { clientId: string; userId: string },
   types: readonly CheckType[],
   trigger: CheckTrigger,
+  at = effects.now(),
 ): CheckRun[] {
   const created: CheckRun[] = types.map((type) => ({
-    ...freshRow(),
+    ...freshRow(at),
     ...target,
     type,
     trigger,
@@ -236,7 +242,7 @@ function raiseSettled(write: Write, user: UserState, after: UserState, done: Che
 export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
 
 /** What a provider is told of a user; the client's mode decides whether the sandbox's magic inputs apply. */
-const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true, client: { select: { mode: true } } } as const;
+const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true, client: { select: { mode: true, clock: { select: { offsetSeconds: true } } } } } as const;
 
 /**
  * Per user, the latest result an upstream system posted on transaction monitoring, when it is an
@@ -282,11 +288,13 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const live = runs.filter((run) => subjects.get(run.userId));
   const outcomes: CheckOutcome[] = [];
   for (const run of live) {
-    // read with SUBJECT: the requirement columns and the client's mode
-    const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string } };
+    // read with SUBJECT: the requirement columns and the client's mode and sandbox clock
+    const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string; clock: { offsetSeconds: number } | null } };
+    const sandbox = client.mode === "SANDBOX";
     const subject = {
       ...user,
-      sandbox: client.mode === "SANDBOX",
+      sandbox,
+      now: new Date(Date.now() + (sandbox ? (client.clock?.offsetSeconds ?? 0) * 1000 : 0)),
       openAlert: alerts.get(run.userId) ?? null,
       suppressedHits: suppressed.get(run.userId),
       trigger: run.trigger,

@@ -28,18 +28,19 @@ export async function rescreeningIntervals(db: Db, now: Date): Promise<{ byCount
   return { byCountry, fallback: byCountry[DEFAULT_COUNTRY] ?? 365 };
 }
 
-/** One page of due users (ids after `after`), oldest screening first within the page's id order. */
+/** One page of due users (ids after `after`, of one client's when `clientId`), oldest screening first within the page's id order. */
 export async function findDueUsers(
   db: Db,
   now: Date,
   after: string | null,
   limit = PAGE,
   intervals?: Awaited<ReturnType<typeof rescreeningIntervals>>,
+  clientId: string | null = null,
 ): Promise<{ id: string; clientId: string }[]> {
   const { byCountry, fallback } = intervals ?? (await rescreeningIntervals(db, now));
   return db.$queryRawUnsafe<{ id: string; clientId: string }[]>(
     `select u.id::text as id, u.client_id::text as "clientId" from users u
-     where u.status::text not in ('CLOSED', 'REJECTED') and ($4::uuid is null or u.id > $4::uuid)
+     where u.status::text not in ('CLOSED', 'REJECTED') and ($4::uuid is null or u.id > $4::uuid) and ($6::uuid is null or u.client_id = $6::uuid)
        and coalesce((select max(c.created_at) from check_runs c where c.user_id = u.id and c.type = 'SANCTIONS_SCREENING'), '-infinity'::timestamp)
            < $1::timestamp - make_interval(days => coalesce(($2::jsonb ->> u.country_of_residence)::int, $3::int))
      order by u.id limit $5`,
@@ -48,24 +49,28 @@ export async function findDueUsers(
     fallback,
     after,
     limit,
+    clientId,
   );
 }
 
 export type PeriodicDeps = WriteDeps & { logger: Logger };
 
-/** One pass: queues a screening and a monitoring run (trigger PERIODIC) for every due user. */
-export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date()) {
+/**
+ * One pass: queues a screening and a monitoring run (trigger PERIODIC, queued at `now`) for every due
+ * user, or every due user of one client (a sandbox client's clock moved: `now` is its time).
+ */
+export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date(), { clientId = null }: { clientId?: string | null } = {}) {
   let due = 0;
   let after: string | null = null;
   const intervals = await rescreeningIntervals(deps.db, now); // once per pass, not once per page
   for (;;) {
-    const users = await findDueUsers(deps.db, now, after, PAGE, intervals);
+    const users = await findDueUsers(deps.db, now, after, PAGE, intervals, clientId);
     if (!users.length) break;
     await deps.transact(
       { principal: OPERATOR, requestId: "periodic-checks" },
       async (write) => {
         for (const user of users)
-          await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
+          await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC", now);
       },
       { timeout: 60_000 },
     );

@@ -25,6 +25,8 @@ export type CheckSubject = RequirementFacts & {
   suppressedHits?: ReadonlySet<string>;
   /** the user is a SANDBOX client's: the sandbox's magic inputs apply (sandbox.rules.ts) */
   sandbox?: boolean;
+  /** the client's time (a sandbox client's clock may run ahead): what has expired is judged by it */
+  now?: Date;
   /** why the run was queued: a LIST_UPDATE screening looks for the newest list first (checks.rescreen.ts) */
   trigger?: CheckTrigger;
 };
@@ -39,7 +41,7 @@ function kycProvider(deps: { compliance: RuleBook; cipher: Cipher }): CheckProvi
   return {
     type: "KYC",
     async run(subject) {
-      const owed = await requirementsOf(deps, subject);
+      const owed = await requirementsOf(deps, subject, subject.now);
       const invalidDocuments = (subject.documents ?? []).filter((d) => d.status === "INVALID");
       const reasons = [
         ...owed.currentlyDue.map((f) => `due:${f}`),

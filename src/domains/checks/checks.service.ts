@@ -38,7 +38,7 @@ export async function submitVerification(ctx: RequestContext, userId: string) {
   const clientId = tenantOf(ctx);
   const user = await getUser(ctx, userId, { select: { ...REQUIREMENT_COLUMNS, id: true, status: true, version: true } });
   // requirements are read before the transaction: on PGlite a read outside an open transaction would wait for it
-  const requirements = await requirementsOf(ctx, user);
+  const requirements = await requirementsOf(ctx, user, ctx.now());
   if (requirements.currentlyDue.length)
     throw new DomainError(
       "REQUIREMENTS_DUE",

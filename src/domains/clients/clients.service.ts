@@ -110,8 +110,12 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
   // unknown keys are kept too (as null): a caller retrying a bad key costs no query either
   const principals = createTtlCache<Principal | null>(10_000);
   const principalOf = async (hash: string): Promise<Principal | null> => {
-    const row = await db.apiKey.findUnique({ where: { hash }, include: { client: true, reviewer: { select: { id: true, name: true } } } });
+    const row = await db.apiKey.findUnique({
+      where: { hash },
+      include: { client: { include: { clock: true } }, reviewer: { select: { id: true, name: true } } },
+    });
     if (!row || row.revokedAt) return null;
+    const clockAheadMs = row.client.mode === "SANDBOX" && row.client.clock ? row.client.clock.offsetSeconds * 1000 : 0;
     return {
       kind: "client",
       clientId: row.clientId,
@@ -119,6 +123,7 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
       mode: row.client.mode,
       scopes: keyScopes(row.client.scopes, row.reviewer),
       reviewer: row.reviewer,
+      ...(clockAheadMs ? { clockAheadMs } : {}),
     };
   };
   return {

@@ -61,7 +61,11 @@ const Document = builder.prismaObject("Document", {
     userId: t.exposeID("userId"),
     user: t.relation("user", { authScopes: { scope: "users:read" } }),
     documentType: t.expose("documentType", { type: DocumentTypeEnum }),
-    status: t.field({ type: DocumentStatusEnum, extensions: ownColumns({ status: true, expiryDate: true }), resolve: (d) => documentStatus(d) }),
+    status: t.field({
+      type: DocumentStatusEnum,
+      extensions: ownColumns({ status: true, expiryDate: true }),
+      resolve: (d, _args, ctx) => documentStatus(d, ctx.now()),
+    }),
     documentNumber: t.string({
       nullable: true,
       description: "Masked: only the last four characters are shown",
@@ -88,7 +92,11 @@ builder.prismaObjectField("User", "documents", (t) =>
     authScopes: { scope: "documents:read" },
     description: "The user's documents, newest first; DELETED ones only when asked for by status",
     args: { status: t.arg({ type: DocumentStatusEnum }), first: relationFirst(t.arg) },
-    query: (args) => ({ where: userDocumentsWhere(args.status), orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: relationTake(args.first) }),
+    query: (args, ctx) => ({
+      where: userDocumentsWhere(args.status, ctx.now()),
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: relationTake(args.first),
+    }),
   }),
 );
 

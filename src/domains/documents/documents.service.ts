@@ -57,7 +57,7 @@ export async function uploadDocument(ctx: RequestContext, input: UploadInput, qu
   return ctx.documentStore.transact(ctx, { put: { key, bytes: content.bytes } }, async (write) => {
     const doc = await write.tx.document.create({
       ...withBase(query),
-      data: { clientId, userId, ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
+      data: { clientId, userId, createdAt: write.now(), ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
     });
     await changed(write, clientId, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
     return doc;
@@ -102,8 +102,9 @@ export async function deleteDocument(ctx: RequestContext, id: string, query?: Se
   });
 }
 
-function whereOf(clientId: string, filters: DocumentFilters): Prisma.DocumentWhereInput {
-  const today = new Date(new Date().toISOString().slice(0, 10));
+/** `now`: the caller's clock (a sandbox client's may run ahead), which decides what has expired. */
+function whereOf(clientId: string, filters: DocumentFilters, now: Date): Prisma.DocumentWhereInput {
+  const today = new Date(now.toISOString().slice(0, 10));
   const status: Prisma.DocumentWhereInput =
     filters.status === "DELETED"
       ? { status: "DELETED" }
@@ -129,14 +130,14 @@ async function checkFilters(ctx: RequestContext, filters: DocumentFilters) {
 
 export async function countDocuments(ctx: RequestContext, filters: DocumentFilters) {
   await checkFilters(ctx, filters);
-  return ctx.db.document.count({ where: whereOf(tenantOf(ctx), filters) });
+  return ctx.db.document.count({ where: whereOf(tenantOf(ctx), filters, ctx.now()) });
 }
 
 export async function listDocuments(ctx: RequestContext, filters: DocumentFilters, window: { offset: number; limit: number }, query?: Selection) {
   await checkFilters(ctx, filters);
   return ctx.db.document.findMany({
     ...query,
-    where: whereOf(tenantOf(ctx), filters),
+    where: whereOf(tenantOf(ctx), filters, ctx.now()),
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     skip: window.offset,
     take: window.limit,
@@ -144,8 +145,8 @@ export async function listDocuments(ctx: RequestContext, filters: DocumentFilter
 }
 
 /** The where of `User.documents`: the same status rules as the list. */
-export const userDocumentsWhere = (status?: DocumentStatusValue | null) => {
-  const { clientId: _c, ...where } = whereOf("", { status });
+export const userDocumentsWhere = (status: DocumentStatusValue | null | undefined, now: Date) => {
+  const { clientId: _c, ...where } = whereOf("", { status }, now);
   return where;
 };
 
@@ -179,7 +180,7 @@ const fileColumns = (file: CheckedFile, storageKey: string) => ({
 async function changed(
   write: Write,
   clientId: string,
-  event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" },
+  event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" | "expired" },
   fields: string[],
 ) {
   write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });

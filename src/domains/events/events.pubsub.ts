@@ -33,7 +33,7 @@ export type Topics = {
   /** a compliance rule set was imported: every instance reloads its rule sets */
   "compliance.updated": [event: { country: string; version: number }];
   /** a document was uploaded, changed or deleted (its KYC run is enqueued in the same transaction) */
-  "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" }];
+  "document.changed": [clientId: string, event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" | "expired" }];
   /** a card was activated by its provider or cancelled */
   "card.status.updated": [clientId: string, event: { cardId: string; walletId: string; status: string; previousStatus: string }];
 };

@@ -38,6 +38,8 @@ export type Effects = {
   enqueueMany(name: string, items: JobItem[]): void;
   /** rows of this write that nobody reads back in it (an insert, e.g. queued check runs) */
   insert(statement: Statement | null): void;
+  /** the writer's time, which what the write creates is stamped with: a sandbox client's clock may run ahead */
+  now(): Date;
 };
 
 export type Write = Effects & { tx: Tx };
@@ -65,8 +67,8 @@ const insertEvents = rowInserter<EventRow>("events", {
 });
 
 /** A topic's arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics): the client id goes to its column. */
-const eventRow = ([type, ...args]: unknown[]): EventRow => ({
-  ...freshRow(),
+const eventRow = ([type, ...args]: unknown[], at: Date): EventRow => ({
+  ...freshRow(at),
   type: type as string,
   clientId: args.length === 2 ? (args[0] as string) : null,
   data: args.at(-1) as object,
@@ -82,7 +84,7 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
     inTransaction(
       db,
       async (tx, afterCommit) => {
-        const effects = collectEffects(jobs, outbox);
+        const effects = collectEffects(jobs, outbox, actor);
         const value = await fn({ tx, ...effects.collect });
         const parts = await effects.statements(actor);
         if (parts.length) {
@@ -96,7 +98,7 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
     );
   return Object.assign(transact, {
     async oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) {
-      const effects = collectEffects(jobs, outbox);
+      const effects = collectEffects(jobs, outbox, actor);
       const { statement, answer } = change(effects.collect);
       const whole = oneStatement(await effects.statements(actor), statement);
       const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params);
@@ -107,7 +109,9 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
 }
 
 /** One write's collector: its effects, as statements at the end, and what runs once they committed. */
-function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined) {
+function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined, actor: Actor) {
+  const ahead = actor.principal.kind === "client" ? (actor.principal.clockAheadMs ?? 0) : 0;
+  const now = () => new Date(Date.now() + ahead);
   const audits: AuditInput[] = [];
   const events: EventRow[] = [];
   const inserts: Statement[] = [];
@@ -127,13 +131,14 @@ function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined) {
       audits.push(...entries);
     },
     emit: (topic, ...args) => {
-      events.push(eventRow([topic, ...args]));
+      events.push(eventRow([topic, ...args], now()));
     },
     enqueue: (name, data, options) => queue(name, [{ data, ...options }]),
     enqueueMany: queue,
     insert: (statement) => {
       if (statement) inserts.push(statement);
     },
+    now,
   };
   return {
     collect,

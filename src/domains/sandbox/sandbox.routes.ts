@@ -1,9 +1,39 @@
 /** REST entries for the sandbox (SANDBOX keys only; 404 for a LIVE key). */
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
+const CLOCK = "now offsetSeconds movedAt";
 const RUN = "check_id: id userId type status trigger decidedBy result { score reasons matches provider } createdAt completedAt";
 
 export const sandboxRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/v2/sandbox/clock",
+    summary: "Sandbox: the client's clock (its time, and how far it runs ahead of real time)",
+    scope: "users:read",
+    operation: restOperation(`query SandboxClock { sandboxClock { ${CLOCK} } }`),
+    variables: () => ({}),
+    field: "sandboxClock",
+  },
+  {
+    method: "POST",
+    path: "/v2/sandbox/clock/advance",
+    summary: "Sandbox: move the client's clock ahead (days, hours) and run what that time causes for its objects: expiries, due re-screening",
+    scope: "users:write",
+    operation: restOperation(
+      `mutation AdvanceSandboxClock($input: AdvanceSandboxClockInput!) { advanceSandboxClock(input: $input) { ${CLOCK} documentsExpired rescreened } }`,
+    ),
+    variables: (req) => ({ input: bodyInput(req) }),
+    field: "advanceSandboxClock",
+  },
+  {
+    method: "POST",
+    path: "/v2/sandbox/clock/reset",
+    summary: "Sandbox: the client's clock back to real time",
+    scope: "users:write",
+    operation: restOperation(`mutation ResetSandboxClock { resetSandboxClock { ${CLOCK} } }`),
+    variables: () => ({}),
+    field: "resetSandboxClock",
+  },
   {
     method: "POST",
     path: "/v2/sandbox/checks/{check_id}/simulate",

@@ -1,7 +1,36 @@
 /** GraphQL for the sandbox (SANDBOX keys only): simulate a check's result, raise an alert, reset. */
 import { builder } from "../../graphql/builder.js";
 import { CheckResultStatus, CheckRun } from "../checks/checks.schema.js";
-import { raiseAlert, resetSandbox, simulateCheckResult } from "./sandbox.service.js";
+import { advanceClock, raiseAlert, resetClock, resetSandbox, sandboxClock, simulateCheckResult } from "./sandbox.service.js";
+
+type ClockShape = { now: Date; offsetSeconds: number; movedAt: Date | null; documentsExpired?: number; rescreened?: number };
+const SandboxClock = builder.objectRef<ClockShape>("SandboxClock").implement({
+  description: "A sandbox client's own clock: the time its requests, checks and deadlines follow",
+  fields: (t) => ({
+    now: t.expose("now", { type: "DateTime" }),
+    offsetSeconds: t.exposeInt("offsetSeconds", { description: "How far it runs ahead of real time" }),
+    movedAt: t.expose("movedAt", { type: "DateTime", nullable: true, description: "When it was last moved (real time)" }),
+    documentsExpired: t.int({ nullable: true, description: "After an advance: documents that expired in between", resolve: (c) => c.documentsExpired ?? null }),
+    rescreened: t.int({
+      nullable: true,
+      description: "After an advance: users whose periodic re-screening fell due and was queued",
+      resolve: (c) => c.rescreened ?? null,
+    }),
+  }),
+});
+
+builder.queryField("sandboxClock", (t) =>
+  t.field({
+    type: SandboxClock,
+    authScopes: { scope: "users:read" },
+    description: "Sandbox keys only: the client's clock",
+    resolve: (_root, _args, ctx) => sandboxClock(ctx),
+  }),
+);
+
+const AdvanceSandboxClockInput = builder.inputType("AdvanceSandboxClockInput", {
+  fields: (t) => ({ days: t.int({ description: "Whole days, 0 or more" }), hours: t.int({ description: "Whole hours, 0 or more" }) }),
+});
 
 const SimulateCheckResultInput = builder.inputType("SimulateCheckResultInput", {
   fields: (t) => ({
@@ -27,6 +56,20 @@ const SandboxReset = builder.objectRef<{ deletedUsers: number }>("SandboxReset")
 });
 
 builder.mutationFields((t) => ({
+  advanceSandboxClock: t.field({
+    type: SandboxClock,
+    authScopes: { scope: "users:write" },
+    description:
+      "Sandbox keys only: moves the client's clock ahead and runs what that time causes for its objects alone: documents expire, OTP codes expire, periodic re-screening falls due and runs",
+    args: { input: t.arg({ type: AdvanceSandboxClockInput, required: true }) },
+    resolve: (_root, { input }, ctx) => advanceClock(ctx, input),
+  }),
+  resetSandboxClock: t.field({
+    type: SandboxClock,
+    authScopes: { scope: "users:write" },
+    description: "Sandbox keys only: the client's clock back to real time",
+    resolve: (_root, _args, ctx) => resetClock(ctx),
+  }),
   simulateCheckResult: t.prismaField({
     type: CheckRun,
     authScopes: { scope: "users:write" },

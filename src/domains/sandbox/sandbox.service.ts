@@ -1,13 +1,16 @@
 /**
  * The sandbox's own operations, for SANDBOX keys only (a LIVE key gets 404, as if they did not
- * exist): a check's result as an upstream provider would post it, an upstream monitoring alert, and
- * a reset that deletes the client's data so a test suite starts clean.
+ * exist): a check's result as an upstream provider would post it, an upstream monitoring alert, a
+ * reset that deletes the client's data so a test suite starts clean, and a clock of the client's own
+ * that can be moved ahead.
  */
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { recordCheckResult, type PostedResult } from "../checks/checks.service.js";
-import { recordCompletedRun } from "../checks/checks.engine.js";
+import { enqueueChecks, recordCompletedRun } from "../checks/checks.engine.js";
+import { runPeriodicChecks } from "../checks/checks.periodic.js";
+import { announceKeyChange } from "../clients/clients.service.js";
 import { getUser } from "../users/users.service.js";
 
 /** The sandbox client the caller is; anything else finds no sandbox here. */
@@ -77,4 +80,76 @@ export async function resetSandbox(ctx: RequestContext) {
   });
   await ctx.documentStore.sweep(); // document files no row refers to any more
   return { deletedUsers: users };
+}
+
+/** The furthest a sandbox clock may run ahead: ten years of a customer's lifecycle. */
+const MAX_AHEAD_SECONDS = 3650 * 86_400;
+
+/** The client's sandbox clock: its time and how far it runs ahead of the real one. */
+export async function sandboxClock(ctx: RequestContext) {
+  const clientId = sandboxClient(ctx);
+  const clock = await ctx.db.sandboxClock.findUnique({ where: { clientId } });
+  return clockView(clock?.offsetSeconds ?? 0, clock?.updatedAt ?? null);
+}
+
+const clockView = (offsetSeconds: number, movedAt: Date | null) => ({ now: new Date(Date.now() + offsetSeconds * 1000), offsetSeconds, movedAt });
+
+const dayOf = (at: Date) => new Date(at.toISOString().slice(0, 10));
+
+export type Advance = { days?: number | null; hours?: number | null };
+
+function advanceSeconds({ days, hours }: Advance) {
+  const errors = (["days", "hours"] as const).flatMap((field) => {
+    const value = field === "days" ? days : hours;
+    return value != null && !(Number.isInteger(value) && value >= 0)
+      ? [{ field, code: "invalid", message: `${field} must be a whole number, 0 or more.` }]
+      : [];
+  });
+  const seconds = ((days ?? 0) * 24 + (hours ?? 0)) * 3600;
+  if (!errors.length && seconds <= 0) errors.push({ field: "days", code: "required", message: "Advance by days, hours or both (more than 0 in all)." });
+  if (errors.length) throw invalid(errors);
+  return seconds;
+}
+
+/**
+ * Moves the client's clock ahead and runs, at once and for its objects alone, what that much time
+ * causes: documents expiring in between are expired (their users' KYC runs again, a document.changed
+ * event each), OTP codes past their expiry stop working (they are judged by the client's time), and
+ * the periodic re-screening of its users that falls due by then is queued and run. Other clients and
+ * LIVE keep the real time.
+ */
+export async function advanceClock(ctx: RequestContext, advance: Advance) {
+  const clientId = sandboxClient(ctx);
+  const seconds = advanceSeconds(advance);
+  const moved = await ctx.transact(ctx, async (write) => {
+    const before = (await write.tx.sandboxClock.findUnique({ where: { clientId } }))?.offsetSeconds ?? 0;
+    const offsetSeconds = before + seconds;
+    if (offsetSeconds > MAX_AHEAD_SECONDS)
+      throw invalid([{ field: "days", code: "out_of_range", message: `The sandbox clock runs at most ${MAX_AHEAD_SECONDS / 86_400} days ahead.` }]);
+    const clock = await write.tx.sandboxClock.upsert({ where: { clientId }, create: { clientId, offsetSeconds }, update: { offsetSeconds } });
+    const [from, to] = [before, offsetSeconds].map((s) => new Date(Date.now() + s * 1000)) as [Date, Date];
+    // valid through its expiry date: expired from the next day
+    const expiring = await write.tx.document.findMany({
+      where: { clientId, status: "ACTIVE", expiryDate: { gte: dayOf(from), lt: dayOf(to) } },
+      select: { id: true, userId: true },
+    });
+    for (const doc of expiring) write.emit("document.changed", clientId, { documentId: doc.id, userId: doc.userId, change: "expired" });
+    for (const userId of new Set(expiring.map((d) => d.userId))) await enqueueChecks(write, { clientId, userId }, ["KYC"], "DOCUMENT_CHANGED", to);
+    write.audit({ action: "sandbox.clock_advanced", targetType: "api_client", targetId: clientId, changedFields: ["offsetSeconds"] });
+    return { clock, to, expired: expiring.length };
+  });
+  announceKeyChange(ctx, clientId); // every instance drops the keys it holds with the old clock
+  const { due } = await runPeriodicChecks(ctx, moved.to, { clientId });
+  return { ...clockView(moved.clock.offsetSeconds, moved.clock.updatedAt), documentsExpired: moved.expired, rescreened: due };
+}
+
+/** Back to real time (objects already stamped ahead stay so). */
+export async function resetClock(ctx: RequestContext) {
+  const clientId = sandboxClient(ctx);
+  await ctx.transact(ctx, async (write) => {
+    await write.tx.sandboxClock.deleteMany({ where: { clientId } });
+    write.audit({ action: "sandbox.clock_reset", targetType: "api_client", targetId: clientId, changedFields: ["offsetSeconds"] });
+  });
+  announceKeyChange(ctx, clientId);
+  return clockView(0, null);
 }

@@ -202,3 +202,116 @@ describe.each(backends)("the sandbox on %s", (backend) => {
 
 /** Every table holding a client's sandbox data. */
 const OWNED = ["users", "documents", "check_runs", "reviews", "review_hits", "otp_codes", "sandbox_messages", "events", "wallets", "cards"];
+
+describe.each(backends)("the sandbox clock on %s", (backend) => {
+  let t: TestApp;
+  let a: { key: string; clientId: string };
+  let b: { key: string; clientId: string };
+  const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+  /** A Singapore user with a passport expiring in 30 days and a proof of address, as each client signs them up. */
+  async function userWithPassport(key: string) {
+    const userId = (
+      await t.rest("POST", "/v2/users", {
+        key,
+        body: {
+          first_name: "Mei",
+          last_name: "Lim",
+          email: `${randomUUID()}@example.com`,
+          phone_number: "+6591234567",
+          date_of_birth: "1988-03-04",
+          nationality: "SG",
+          country_of_residence: "SG",
+          residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
+        },
+      })
+    ).body.user_id as string;
+    const file = { file_name: "scan.png", mime_type: "image/png", content_base64: PNG_BASE64 };
+    const passport = await t.rest("POST", "/v2/users/authentications/documents", {
+      key,
+      body: { user_id: userId, document_type: "PASSPORT", document_number: "E7654321", issuing_country: "SG", expiry_date: inDays(30), file },
+    });
+    expect(passport.status, JSON.stringify(passport.body)).toBe(201);
+    await t.rest("POST", "/v2/users/authentications/documents", { key, body: { user_id: userId, document_type: "PROOF_OF_ADDRESS", file } });
+    return { userId, documentId: passport.body.document_id as string };
+  }
+  const due = async (key: string, userId: string) => (await t.rest("GET", `/v2/users/${userId}`, { key })).body.requirements.currently_due as string[];
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    a = await t.createClient("Clock A");
+    b = await t.createClient("Clock B");
+  }, 60_000);
+  afterAll(() => t?.stop());
+
+  it("expires a document for the client whose clock moved, and for no other", async () => {
+    const mine = await userWithPassport(a.key);
+    const theirs = await userWithPassport(b.key);
+    await t.checksSettled();
+    expect(await due(a.key, mine.userId)).not.toContain("documents.identity");
+
+    const moved = await t.rest("POST", "/v2/sandbox/clock/advance", { key: a.key, body: { days: 31 } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({ offset_seconds: 31 * 86_400, documents_expired: 1 });
+    expect(Date.parse(moved.body.now) - Date.now()).toBeGreaterThan(30.9 * 86_400_000);
+    await t.checksSettled();
+
+    expect((await t.rest("GET", `/v2/users/authentications/documents/${mine.documentId}`, { key: a.key })).body.status).toBe("EXPIRED");
+    expect(await due(a.key, mine.userId)).toContain("documents.identity");
+    const kyc = ((await t.rest("GET", `/v2/users/${mine.userId}/checks`, { key: a.key })).body.data as any[]).find((r) => r.type === "KYC");
+    expect(kyc).toMatchObject({ trigger: "DOCUMENT_CHANGED", status: "CONSIDER", result: { reasons: expect.arrayContaining(["due:documents.identity"]) } });
+    const events = (await t.rest("GET", "/v2/events?types=check.kyc.updated&records_per_page=100", { key: a.key })).body.data as any[];
+    expect(events.some((e) => e.data.check.check_id === kyc.check_id)).toBe(true);
+
+    // the other client's identical document is untouched
+    expect((await t.rest("GET", `/v2/users/authentications/documents/${theirs.documentId}`, { key: b.key })).body.status).toBe("ACTIVE");
+    expect(await due(b.key, theirs.userId)).not.toContain("documents.identity");
+    expect(
+      await t.db.checkRun.count({ where: { userId: theirs.userId, trigger: "DOCUMENT_CHANGED", createdAt: { gt: new Date(Date.now() + 86_400_000) } } }),
+    ).toBe(0);
+
+    // what the client creates now carries its time
+    const later = await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "New", last_name: "Comer", email: `${randomUUID()}@example.com` } });
+    expect(Date.parse(later.body.created_at) - Date.now()).toBeGreaterThan(30.9 * 86_400_000);
+    expect((await t.gql(a.key, `{ sandboxClock { offsetSeconds } }`)).data.sandboxClock.offsetSeconds).toBe(31 * 86_400);
+  }, 90_000);
+
+  it("runs the re-screening that falls due for that client's users only, and expires its OTP codes", async () => {
+    const mine = (await t.db.user.findMany({ where: { clientId: a.clientId }, select: { id: true } })).map((u) => u.id);
+    const theirs = (await t.db.user.findMany({ where: { clientId: b.clientId }, select: { id: true } })).map((u) => u.id);
+    const otp = await t.rest("POST", "/v2/users/trigger/otp/sms", { key: a.key, body: { user_id: mine[0] } });
+    expect(otp.status, JSON.stringify(otp.body)).toBe(202);
+    const code = ((await t.rest("GET", `/v2/sandbox/messages?user_id=${mine[0]}`, { key: a.key })).body.data as any[])[0].code;
+
+    const moved = await t.gql(a.key, `mutation { advanceSandboxClock(input: { days: 366 }) { offsetSeconds rescreened } }`);
+    expect(moved.errors).toBeUndefined();
+    expect(moved.data.advanceSandboxClock.rescreened).toBe(mine.length);
+    await t.checksSettled();
+    const periodic = (ids: string[]) => t.db.checkRun.count({ where: { userId: { in: ids }, trigger: "PERIODIC", type: "SANCTIONS_SCREENING" } });
+    expect(await periodic(mine)).toBe(mine.length);
+    expect(await periodic(theirs)).toBe(0);
+    // a second advance finds nothing due: the re-screens carry the clock's time
+    expect((await t.rest("POST", "/v2/sandbox/clock/advance", { key: a.key, body: { hours: 1 } })).body.rescreened).toBe(0);
+
+    const late = await t.rest("POST", "/v2/users/verify/otp", { key: a.key, body: { user_id: mine[0], channel: "SMS", code } });
+    expect(late).toMatchObject({ status: 422, body: { code: "OTP_EXPIRED" } });
+  }, 90_000);
+
+  it("goes back to real time on reset, and answers 404 to a LIVE key", async () => {
+    const reset = await t.rest("POST", "/v2/sandbox/clock/reset", { key: a.key, body: {} });
+    expect(reset.body).toMatchObject({ offset_seconds: 0 });
+    expect((await t.rest("GET", "/v2/sandbox/clock", { key: a.key })).body.offset_seconds).toBe(0);
+    const live = await t.createClient("Clock LIVE", undefined, "LIVE");
+    for (const [method, path] of [
+      ["GET", "/v2/sandbox/clock"],
+      ["POST", "/v2/sandbox/clock/advance"],
+      ["POST", "/v2/sandbox/clock/reset"],
+    ] as const)
+      expect(
+        (await t.rest(method, path, { key: live.key, ...(method === "POST" ? { body: path.endsWith("advance") ? { days: 1 } : {} } : {}) })).status,
+        path,
+      ).toBe(404);
+    expect((await t.rest("POST", "/v2/sandbox/clock/advance", { key: a.key, body: { days: -1 } })).status).toBe(400);
+    expect((await t.rest("POST", "/v2/sandbox/clock/advance", { key: a.key, body: {} })).status).toBe(400);
+  }, 60_000);
+});

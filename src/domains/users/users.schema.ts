@@ -90,7 +90,7 @@ export const User = builder.prismaObject("User", {
     requirements: t.field({
       type: Requirements,
       select: REQUIREMENT_COLUMNS,
-      resolve: (u, _args, ctx) => requirementsNow(ctx, u),
+      resolve: (u, _args, ctx) => requirementsNow(ctx, u, ctx.now()),
     }),
     etag: t.string({
       description: "Send as If-Match to update only what you read",

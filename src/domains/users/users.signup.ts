@@ -68,9 +68,9 @@ export type SignUp = { clientId: string; columns: Record<string, unknown>; chang
 
 /** The sign-up's change and effects; the answer is the user as `selection` asks, or null when only a read can give it. */
 export function signUp({ clientId, columns, changedFields }: SignUp, selection: Selection | undefined) {
-  const { id, createdAt } = freshRow();
-  const row: NewUserRow = { ...columns, id, createdAt, updatedAt: createdAt, clientId };
   return (effects: Effects) => {
+    const { id, createdAt } = freshRow(effects.now());
+    const row: NewUserRow = { ...columns, id, createdAt, updatedAt: createdAt, clientId };
     effects.audit({ action: "user.created", targetType: "user", targetId: id, changedFields });
     const runs = queueFreshChecks(effects, { clientId, userId: id }, CHECK_TYPES, "USER_UPDATED");
     return {
