@@ -1,35 +1,10 @@
-/**
- * The sandbox's magic OTP values (#33, SANDBOX_OTP): each end to end over REST and GraphQL, on a
- * SANDBOX client, where it simulates its outcome, and on a LIVE client, where it is ordinary input.
- */
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { type ParsedMail, simpleParser } from "mailparser";
 import { pino } from "pino";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSmtp } from "../../../test/helpers/smtp.js";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { SANDBOX_OTP } from "./otp.rules.js";
-
-/** A real SMTP server for the LIVE client: every message it accepts is parsed and kept. */
-async function startSmtp() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, done) {
-      simpleParser(stream).then((mail) => {
-        received.push(mail);
-        done();
-      }, done);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
-  return { received, url, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 const { anyCode, undeliverable } = SANDBOX_OTP;
 const codeIn = (text: string) => /\b(\d{6})\b/.exec(text)![1]!;

@@ -1,31 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { simpleParser, type ParsedMail } from "mailparser";
 import { pino } from "pino";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startSmtp } from "../../../test/helpers/smtp.js";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { ConfigError, loadConfig } from "../../config.js";
-
-/** A real SMTP server: every message it accepts is parsed and kept. */
-async function startSmtp() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, done) {
-      simpleParser(stream).then((mail) => {
-        received.push(mail);
-        done();
-      }, done);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, url: `smtp://127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 /** A local SMS provider: keeps each JSON POST and answers `status` (set 500 to make delivery fail). */
 async function startSmsReceiver() {

@@ -23,6 +23,13 @@ describe.each(backends)("the sandbox on %s", (backend) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.user_id as string;
   };
+  /** the sandbox client's verified webhook of `type` about `userId` */
+  const webhookOf = (type: string, userId: string) =>
+    within(
+      `${type} webhook`,
+      () => receiver.at("/sandbox").filter((d) => JSON.parse(d.body).type === type && JSON.parse(d.body).data.user_id === userId),
+      (d) => d.length > 0 && d.every((one) => one.verified === true),
+    );
   const latest = async (key: string, userId: string, type: string) =>
     ((await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data as any[]).find((run) => run.type === type);
 
@@ -77,6 +84,8 @@ describe.each(backends)("the sandbox on %s", (backend) => {
       result: { reasons: expect.arrayContaining(["sandbox_alert:residential_address.line1", "upstream_alert_open"]) },
     });
     expect(await latest(live.key, plain, "TRANSACTION_MONITORING")).toMatchObject({ status: "CLEAR" });
+    const [delivered] = await webhookOf("check.transaction_monitoring.updated", alerted);
+    expect(JSON.parse(delivered!.body).data.check.status).toBe("CONSIDER");
   }, 60_000);
 
   it("makes a document numbered SANDBOXINVALID INVALID on a sandbox key, with KYC saying why; a new number or a LIVE key makes it ACTIVE", async () => {
@@ -102,6 +111,7 @@ describe.each(backends)("the sandbox on %s", (backend) => {
       status: "CONSIDER",
       result: { reasons: expect.arrayContaining(["document_invalid:PASSPORT:document_number_not_recognised"]) },
     });
+    await webhookOf("check.kyc.updated", userId);
     const listed = await t.gql(sandbox.key, `query($id: ID!) { user(id: $id) { documents(status: INVALID) { id status invalidReason } } }`, { id: userId });
     expect(listed.data.user.documents).toEqual([{ id: invalid.body.document_id, status: "INVALID", invalidReason: "document_number_not_recognised" }]);
     const renumbered = await t.rest("PUT", "/v2/users/authentications/documents", {
