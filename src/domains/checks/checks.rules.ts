@@ -164,6 +164,12 @@ export function checksForChange(fields: readonly string[]): CheckType[] {
   );
 }
 
+/** What a posted result (an upstream provider's, a person's, the sandbox's) may say as reasons. */
+export const reasonsErrors = (reasons: readonly string[] | null | undefined) =>
+  (reasons?.length ?? 0) > 50 || reasons?.some((r) => r.length > 200)
+    ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }]
+    : [];
+
 /** The event a completed run of a type raises. */
 export const CHECK_EVENT = {
   KYC: "check.kyc.updated",

@@ -12,7 +12,7 @@ import { dueAsFieldErrors } from "../compliance/compliance.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
 import { checkStatusMove } from "../users/users.rules.js";
 import { getUser } from "../users/users.service.js";
-import { CHECK_TYPES, type CheckOutcome } from "./checks.rules.js";
+import { CHECK_TYPES, reasonsErrors, type CheckOutcome } from "./checks.rules.js";
 import { completeRun, enqueueChecks, userStateOf } from "./checks.engine.js";
 
 type Selection = { select?: Prisma.CheckRunSelect; include?: Prisma.CheckRunInclude };
@@ -89,9 +89,7 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
     ...(posted.score != null && !(posted.score >= 0 && posted.score <= 1)
       ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }]
       : []),
-    ...((posted.reasons?.length ?? 0) > 50 || posted.reasons?.some((r) => r.length > 200)
-      ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }]
-      : []),
+    ...reasonsErrors(posted.reasons),
     ...((posted.matches?.length ?? 0) > 50 ? [{ field: "matches", code: "too_long", message: "matches: at most 50." }] : []),
   ];
   if (errors.length || !posted.status) throw invalid(errors);

@@ -91,6 +91,9 @@ export type DecisionInput = {
 };
 
 const NOTE_MAX = 2000;
+/** A decision's or an approval's note. */
+export const noteErrors = (note: string | null | undefined): FieldError[] =>
+  note && note.length > NOTE_MAX ? [{ field: "note", code: "too_long", message: `note: at most ${NOTE_MAX} characters.` }] : [];
 
 /** Every problem with a decision on a review holding `hitIds`, in one list. */
 export function decisionErrors(input: DecisionInput, hitIds: readonly string[]): FieldError[] {
@@ -102,7 +105,7 @@ export function decisionErrors(input: DecisionInput, hitIds: readonly string[]):
   else if (!reason) errors.push({ field: "reasonCode", code: "invalid", message: `reasonCode ${reasonCode} is not a configured reason code.` });
   else if (outcome && !reason.outcomes.includes(outcome))
     errors.push({ field: "reasonCode", code: "not_allowed", message: `reasonCode ${reasonCode} is for ${reason.outcomes.join(", ")}, not ${outcome}.` });
-  if (note && note.length > NOTE_MAX) errors.push({ field: "note", code: "too_long", message: `note: at most ${NOTE_MAX} characters.` });
+  errors.push(...noteErrors(note));
   const decided = new Map((input.hits ?? []).map((h) => [h.hitId, h.decision]));
   const unknown = [...decided.keys()].filter((id) => !hitIds.includes(id));
   if (unknown.length) errors.push({ field: "hits", code: "invalid", message: `Not hits of this review: ${unknown.join(", ")}.` });

@@ -4,7 +4,7 @@
  * the review's check type (checks.engine.ts `recordCompletedRun`), in the same write.
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
-import type { CheckType, HitDecision, ReviewStatus } from "../../../generated/prisma/enums.js";
+import type { CheckType, ReviewStatus } from "../../../generated/prisma/enums.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { DomainError, invalid } from "../../lib/errors.js";
@@ -13,7 +13,7 @@ import { isUuid } from "../../lib/ids.js";
 import type { Reviewer } from "../../principal.js";
 import type { Write } from "../events/events.write.js";
 import { recordCompletedRun, riskApartFrom } from "../checks/checks.engine.js";
-import { decidedStatus, decisionErrors, needsSecondReviewer, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
+import { decidedStatus, decisionErrors, needsSecondReviewer, noteErrors, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
 
 type Selection = { select?: Prisma.ReviewSelect; include?: Prisma.ReviewInclude };
@@ -119,7 +119,11 @@ export async function decideReview(ctx: RequestContext, input: Decision, query?:
     );
     if (errors.length || !input.outcome) throw invalid(errors);
     const outcome = input.outcome;
-    for (const hit of input.hits ?? []) await write.tx.reviewHit.update({ where: { id: hit.hitId }, data: { decision: hit.decision as HitDecision } });
+    // one statement per decision, whatever the number of hits
+    for (const decision of ["FALSE_POSITIVE", "TRUE_MATCH"] as const) {
+      const ids = (input.hits ?? []).filter((h) => h.decision === decision).map((h) => h.hitId);
+      if (ids.length) await write.tx.reviewHit.updateMany({ where: { id: { in: ids }, reviewId: review.id }, data: { decision } });
+    }
     const decided = { outcome, reasonCode: input.reasonCode!, note: input.note ?? null, decidedById: me.id, decidedAt: new Date(), version: { increment: 1 } };
     if (outcome === "ESCALATE") {
       await write.tx.review.update({ where: { id: review.id }, data: { ...decided, status: "ESCALATED", assigneeId: null } });
@@ -144,7 +148,8 @@ export async function decideReview(ctx: RequestContext, input: Decision, query?:
 /** A second reviewer's approval of a decision waiting in PENDING_APPROVAL: it takes effect now. */
 export async function approveReview(ctx: RequestContext, input: { reviewId: string; note?: string | null }, query?: Selection) {
   const me = reviewerOf(ctx);
-  if (input.note && input.note.length > 2000) throw invalid([{ field: "note", code: "too_long", message: "note: at most 2000 characters." }]);
+  const errors = noteErrors(input.note);
+  if (errors.length) throw invalid(errors);
   const id = await ctx.transact(ctx, async (write) => {
     const review = await lockedReview(write, ctx, input.reviewId);
     if (review.status !== "PENDING_APPROVAL") throw ACTIONS_ON(review.status, "approved");

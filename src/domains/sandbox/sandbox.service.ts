@@ -12,6 +12,7 @@ import { enqueueChecks, recordCompletedRun } from "../checks/checks.engine.js";
 import { runPeriodicChecks } from "../checks/checks.periodic.js";
 import { announceKeyChange } from "../clients/clients.service.js";
 import { getUser } from "../users/users.service.js";
+import { reasonsErrors } from "../checks/checks.rules.js";
 
 /** The sandbox client the caller is; anything else finds no sandbox here. */
 function sandboxClient(ctx: RequestContext): string {
@@ -36,8 +37,8 @@ export async function raiseAlert(ctx: RequestContext, alert: RaisedAlert) {
   const clientId = sandboxClient(ctx);
   await getUser(ctx, alert.userId, { select: { id: true } });
   const reasons = [...(alert.reasons?.length ? alert.reasons : ["sandbox_alert"])];
-  if (reasons.length > 50 || reasons.some((r) => r.length > 200))
-    throw invalid([{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }]);
+  const errors = reasonsErrors(reasons);
+  if (errors.length) throw invalid(errors);
   const status = alert.status ?? "CONSIDER";
   return ctx.transact(ctx, (write) =>
     recordCompletedRun(write, {
