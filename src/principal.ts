@@ -47,7 +47,11 @@ export type Principal =
   | { kind: "operator"; clientId: null; keyId: "admin"; mode: null; scopes: ReadonlySet<string> };
 
 /** Who writes, as the audit trail records it: the principal and the request that carried the change. */
-export type Actor = { principal: Principal; requestId?: string };
+/**
+ * Who writes. `clocks`: for a write on behalf of several clients (a job's, the operator's), how far
+ * each sandbox client's clock runs ahead (ms), so what is written for a client carries its time.
+ */
+export type Actor = { principal: Principal; requestId?: string; clocks?: ReadonlyMap<string, number> };
 
 /** The operator (ADMIN_API_KEY, the CLI, start-up tasks): no client of its own. */
 export const OPERATOR: Principal = { kind: "operator", clientId: null, keyId: "admin", mode: null, scopes: new Set(["lookups:read"]) };

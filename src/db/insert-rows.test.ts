@@ -54,7 +54,7 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
 
     // a run's outcome recorded: the run and the user answered are the rows as Prisma reads them
     const outcome = { status: "CONSIDER", score: 0.42, reasons: ["name_partial_match"], matches: [{ name: "X", score: 0.9 }], provider: "test" } as const;
-    const done = await completeRun(services, runs[0]!.id, outcome as never, { requestId: "insert-rows-2", from: ["QUEUED"], decidedBy: "SYSTEM" });
+    const done = await completeRun(services, runs[0]!, outcome as never, { requestId: "insert-rows-2", from: ["QUEUED"], decidedBy: "SYSTEM" });
     expect(done!.run).toEqual(await t.db.checkRun.findUnique({ where: { id: runs[0]!.id } }));
     expect(done!.run).toMatchObject({ status: "CONSIDER", result: { score: 0.42, reasons: ["name_partial_match"], provider: "test" } });
     expect(done!.user).toEqual(
@@ -66,7 +66,7 @@ describe.each(backends)("rows written by plain statements (%s)", (backend) => {
     expect(done!.user).toMatchObject({ riskScore: 42, riskLevel: "MEDIUM" });
     // a run no longer in one of `from` is left alone
     expect(
-      await completeRun(services, runs[0]!.id, { ...outcome, status: "CLEAR" } as never, {
+      await completeRun(services, runs[0]!, { ...outcome, status: "CLEAR" } as never, {
         requestId: "insert-rows-3",
         from: ["QUEUED", "RUNNING"],
         decidedBy: "SYSTEM",

@@ -31,3 +31,6 @@ export function rowInserter<R extends object>(table: string, columns: Columns<R>
 
 /** The id and creation time a row gets from Prisma's `@default(uuid())` and `@default(now())`. */
 export const freshRow = (at = new Date()) => ({ id: randomUUID(), createdAt: at });
+
+/** A new row's creation and update times from the writer's clock, where Prisma's `now()` defaults would take the server's. */
+export const stamps = (at: Date) => ({ createdAt: at, updatedAt: at });

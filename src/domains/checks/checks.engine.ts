@@ -6,7 +6,7 @@
  */
 import type { CheckRun } from "../../../generated/prisma/client.js";
 import type { CheckDecider, CheckTrigger, CheckType } from "../../../generated/prisma/enums.js";
-import { OPERATOR } from "../../principal.js";
+import { OPERATOR, type Actor } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import type { Effects, Write, WriteDeps } from "../events/events.write.js";
@@ -19,6 +19,7 @@ import { readUserById } from "../users/users.reads.js";
 import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type Assessment, type CheckOutcome } from "./checks.rules.js";
 import { openReviews } from "../reviews/reviews.opening.js";
 import { suppressedHits } from "../reviews/reviews.suppression.js";
+import { clientNowSql, clocksOf } from "../clients/clients.clock.js";
 
 const CHECK_RUN_JOB = "checks.run";
 
@@ -74,7 +75,7 @@ export function queueFreshChecks(
   target: { clientId: string; userId: string },
   types: readonly CheckType[],
   trigger: CheckTrigger,
-  at = effects.now(),
+  at = effects.now(target.clientId),
 ): CheckRun[] {
   const created: CheckRun[] = types.map((type) => ({
     ...freshRow(at),
@@ -179,7 +180,7 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
     if (!user) throw new Error(`user ${id} of completed runs is gone`);
     const ownDone = done.filter((run) => run.userId === id);
     const assessed = [...assessByType(assessedRuns.filter((run) => run.userId === id)).values()];
-    const after = settlementOf(user, assessed, ownDone);
+    const after = settlementOf(user, assessed, ownDone, write.now(user.clientId));
     if (after !== user) moves.push(after);
     raiseSettled(write, user, after, ownDone);
     settled.set(id, after);
@@ -203,7 +204,7 @@ async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<string, 
 }
 
 /** The user after its runs: `user` itself when nothing moves. */
-function settlementOf(user: UserState, assessed: Assessment<AssessedRun>[], done: CheckRun[]): UserState {
+function settlementOf(user: UserState, assessed: Assessment<AssessedRun>[], done: CheckRun[], now: Date): UserState {
   const risk = riskOf(assessed.flatMap((a) => a.weighed));
   const byPerson = done.some((run) => run.decidedBy === "OPERATOR");
   const move = statusAfterChecks(user.status as never, new Map(assessed.map((a) => [a.verdict.type, a.verdict])), { byPerson });
@@ -218,7 +219,7 @@ function settlementOf(user: UserState, assessed: Assessment<AssessedRun>[], done
   // like risk_assessment_status and requirements: it does not void the ETag a caller holds for its data
   const moved = after.status !== user.status || after.kycStatus !== user.kycStatus;
   if (!moved && after.riskScore === user.riskScore && after.riskLevel === user.riskLevel) return user;
-  return moved ? { ...after, version: user.version + 1, updatedAt: new Date() } : after;
+  return moved ? { ...after, version: user.version + 1, updatedAt: now } : after;
 }
 
 /** The audit entry and events of one user's settlement. */
@@ -261,7 +262,8 @@ async function openAlerts(db: Db, userIds: string[]): Promise<Map<string, CheckS
 }
 
 /** Claims runs still to work (QUEUED or, after a crash, RUNNING → RUNNING); one statement. */
-const CLAIM_RUNS = `update check_runs set status = 'RUNNING', started_at = $2::timestamp(3) where id = any($1::uuid[]) and status in ('QUEUED', 'RUNNING')
+const CLAIM_RUNS = `update check_runs set status = 'RUNNING', started_at = ${clientNowSql("check_runs", "$2::timestamp(3)")}
+  where id = any($1::uuid[]) and status in ('QUEUED', 'RUNNING')
   returning id::text, client_id::text as "clientId", user_id::text as "userId", type::text, status::text, trigger::text, result,
     decided_by::text as "decidedBy", created_at as "createdAt", started_at as "startedAt", completed_at as "completedAt"`;
 
@@ -287,14 +289,16 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   // a user erased with its runs meanwhile has nothing left to settle
   const live = runs.filter((run) => subjects.get(run.userId));
   const outcomes: CheckOutcome[] = [];
+  const clocks = new Map<string, number>();
   for (const run of live) {
     // read with SUBJECT: the requirement columns and the client's mode and sandbox clock
     const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string; clock: { offsetSeconds: number } | null } };
-    const sandbox = client.mode === "SANDBOX";
+    const ahead = client.mode === "SANDBOX" ? (client.clock?.offsetSeconds ?? 0) * 1000 : 0;
+    if (ahead) clocks.set(run.clientId, ahead);
     const subject = {
       ...user,
-      sandbox,
-      now: new Date(Date.now() + (sandbox ? (client.clock?.offsetSeconds ?? 0) * 1000 : 0)),
+      sandbox: client.mode === "SANDBOX",
+      now: new Date(Date.now() + ahead),
       openAlert: alerts.get(run.userId) ?? null,
       suppressedHits: suppressed.get(run.userId),
       trigger: run.trigger,
@@ -305,8 +309,8 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   }
   return completeRuns(
     deps,
-    live.map((run, i) => ({ checkId: run.id, outcome: outcomes[i]! })),
-    { requestId, from: ["RUNNING"], decidedBy: "SYSTEM" },
+    live.map((run, i) => ({ checkId: run.id, clientId: run.clientId, outcome: outcomes[i]! })),
+    { requestId, from: ["RUNNING"], decidedBy: "SYSTEM", clocks },
   );
 }
 
@@ -319,38 +323,44 @@ async function outcomeOf(deps: CheckEngineDeps, run: CheckRun, subject: object):
   }
 }
 
-type Completion = { checkId: string; outcome: CheckOutcome };
+/** `clientId`: the run's client, whose clock stamps the completion */
+type Completion = { checkId: string; clientId: string; outcome: CheckOutcome };
 
 /**
  * Each outcome recorded on its run if the run is still in one of `from`, in one statement for all the
  * runs; answers the runs as Prisma reads them.
  */
-const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, decided_by = $4::"CheckDecider", completed_at = $2::timestamp(3)
-  from jsonb_to_recordset($1::jsonb) as o(id uuid, status "CheckStatus", result jsonb)
-  where c.id = o.id and c.status::text = any($3::text[])
+const RECORD_OUTCOMES = `update check_runs c set status = o.status, result = o.result, decided_by = $3::"CheckDecider", completed_at = o.completed_at
+  from jsonb_to_recordset($1::jsonb) as o(id uuid, status "CheckStatus", result jsonb, completed_at timestamp(3))
+  where c.id = o.id and c.status::text = any($2::text[])
   returning c.id::text, c.client_id::text as "clientId", c.user_id::text as "userId", c.type::text, c.status::text, c.trigger::text, c.result,
     c.decided_by::text as "decidedBy", c.created_at as "createdAt", c.started_at as "startedAt", c.completed_at as "completedAt"`;
 /** `decidedBy`: who made the outcomes, SYSTEM for a provider's run (a person's or a provider's decision stands: checks.rules.ts) */
-type CompleteOptions = { requestId: string; from: CheckRun["status"][]; decidedBy: CheckDecider; principal?: typeof OPERATOR };
+type CompleteOptions = { requestId: string; from: CheckRun["status"][]; decidedBy: CheckDecider; principal?: typeof OPERATOR; clocks?: Actor["clocks"] };
 
 /** Records an outcome on a run that is still in one of `from` and settles its user, in one write. */
-export async function completeRun(deps: WriteDeps, checkId: string, outcome: CheckOutcome, options: CompleteOptions) {
-  const done = await completeRuns(deps, [{ checkId, outcome }], options);
+export async function completeRun(deps: WriteDeps, run: { id: string; clientId: string }, outcome: CheckOutcome, options: CompleteOptions) {
+  const done = await completeRuns(deps, [{ checkId: run.id, clientId: run.clientId, outcome }], options);
   return done && { run: done.runs[0]!, user: done.users.get(done.runs[0]!.userId)! };
 }
 
 /** The same for many runs: each outcome recorded, each user settled once. */
 async function completeRuns(deps: WriteDeps, completions: Completion[], options: CompleteOptions) {
   if (!completions.length) return null;
-  return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId }, async (write) => {
-    const outcomes = completions.map(({ checkId, outcome: { status, ...result } }) => ({ id: checkId, status, result }));
-    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(
-      RECORD_OUTCOMES,
-      JSON.stringify(outcomes),
-      new Date().toISOString(),
-      options.from,
-      options.decidedBy,
-    );
+  const clocks =
+    options.clocks
+    ?? (await clocksOf(
+      deps.db,
+      completions.map((c) => c.clientId),
+    ));
+  return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId, clocks }, async (write) => {
+    const outcomes = completions.map(({ checkId, clientId, outcome: { status, ...result } }) => ({
+      id: checkId,
+      status,
+      result,
+      completed_at: write.now(clientId),
+    }));
+    const updated = await write.tx.$queryRawUnsafe<CheckRun[]>(RECORD_OUTCOMES, JSON.stringify(outcomes), options.from, options.decidedBy);
     // in the order the outcomes came, as their events go out
     const runs = completions.flatMap(({ checkId }) => updated.filter((run) => run.id === checkId));
     if (!runs.length) return null;
@@ -368,7 +378,7 @@ export async function recordCompletedRun(
   write: Write,
   completed: { clientId: string; userId: string; type: CheckRun["type"]; trigger: CheckTrigger; decidedBy: CheckDecider; outcome: CheckOutcome },
 ): Promise<CheckRun> {
-  const now = new Date();
+  const now = write.now(completed.clientId);
   const { status, ...result } = completed.outcome;
   const run = await write.tx.checkRun.create({
     data: {

@@ -5,6 +5,7 @@
  * every instance (its cron sender is a singleton per minute), so one instance runs each pass;
  * `cli checks run-periodic` runs a pass by hand.
  */
+import { clocksOf } from "../clients/clients.clock.js";
 import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
@@ -66,11 +67,16 @@ export async function runPeriodicChecks(deps: PeriodicDeps, now = new Date(), { 
   for (;;) {
     const users = await findDueUsers(deps.db, now, after, PAGE, intervals, clientId);
     if (!users.length) break;
+    // each sandbox client's runs are queued at its own clock's time
+    const clocks = await clocksOf(
+      deps.db,
+      users.map((user) => user.clientId),
+    );
     await deps.transact(
-      { principal: OPERATOR, requestId: "periodic-checks" },
+      { principal: OPERATOR, requestId: "periodic-checks", clocks },
       async (write) => {
         for (const user of users)
-          await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC", now);
+          await enqueueChecks(write, { clientId: user.clientId, userId: user.id }, ["SANCTIONS_SCREENING", "TRANSACTION_MONITORING"], "PERIODIC");
       },
       { timeout: 60_000 },
     );

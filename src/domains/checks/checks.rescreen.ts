@@ -16,6 +16,7 @@
 import type { Db } from "../../db/client.js";
 import type { Jobs, JobSpec } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
+import { clocksOf } from "../clients/clients.clock.js";
 import { CLI_ACTOR, OPERATOR } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { queueFreshChecks } from "./checks.engine.js";
@@ -124,7 +125,14 @@ async function rescreenAfterImport(deps: RescreenDeps, job: RescreenJob) {
       const fresh = due.filter((user) => !user.queued);
       if (fresh.length)
         await deps.transact(
-          { principal: OPERATOR, requestId: `watchlist-rescreen:${row.id}` },
+          {
+            principal: OPERATOR,
+            requestId: `watchlist-rescreen:${row.id}`,
+            clocks: await clocksOf(
+              deps.db,
+              fresh.map((user) => user.clientId),
+            ),
+          },
           async (write) => {
             // enqueueChecks for the whole page at once: a queued screening is reused (it takes the trigger), the rest queued
             const reused = await write.tx.checkRun.updateManyAndReturn({

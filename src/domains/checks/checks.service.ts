@@ -102,7 +102,7 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
     matches: [...(posted.matches ?? [])],
     provider: "upstream",
   };
-  const done = await completeRun(ctx, run.id, outcome, {
+  const done = await completeRun(ctx, run, outcome, {
     requestId: ctx.requestId,
     principal: ctx.principal,
     decidedBy,
@@ -112,13 +112,13 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
 }
 const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as const;
 
-type DecidedRun = { id: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
+type DecidedRun = { id: string; clientId: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
 
 /** A run by id; a client principal (never the operator) sees only its own client's. */
 function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
   return foundOr404("check", checkId, (id) => {
     const where = ctx.principal.kind === "client" ? { id, clientId: ctx.principal.clientId } : { id };
-    return ctx.db.checkRun.findFirst({ where, select: { id: true, userId: true, type: true, createdAt: true, decidedBy: true } });
+    return ctx.db.checkRun.findFirst({ where, select: { id: true, clientId: true, userId: true, type: true, createdAt: true, decidedBy: true } });
   });
 }
 

@@ -1,4 +1,5 @@
 /** Identity documents: upload, update, read, list, delete — always inside the caller's client. */
+import { stamps } from "../../db/insert-rows.js";
 import { createHash } from "node:crypto";
 import { enqueueChecks } from "../checks/checks.engine.js";
 import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
@@ -57,7 +58,7 @@ export async function uploadDocument(ctx: RequestContext, input: UploadInput, qu
   return ctx.documentStore.transact(ctx, { put: { key, bytes: content.bytes } }, async (write) => {
     const doc = await write.tx.document.create({
       ...withBase(query),
-      data: { clientId, userId, createdAt: write.now(), ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
+      data: { clientId, userId, ...stamps(write.now()), ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
     });
     await changed(write, clientId, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
     return doc;
@@ -76,7 +77,7 @@ export async function updateDocument(ctx: RequestContext, input: UpdateInput, qu
     // the row must still be live and hold the bytes just read, or a concurrent write won
     const { count } = await write.tx.document.updateMany({
       where: { id, clientId, status: { not: "DELETED" }, storageKey: current.storageKey },
-      data: { ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}) } as Prisma.DocumentUncheckedUpdateManyInput,
+      data: { ...columnsOf(ctx, checked), ...(content ? fileColumns(content, key!) : {}), updatedAt: write.now() } as Prisma.DocumentUncheckedUpdateManyInput,
     });
     if (!count)
       throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
@@ -94,7 +95,7 @@ export async function deleteDocument(ctx: RequestContext, id: string, query?: Se
   return ctx.documentStore.transact(ctx, { erase: current.storageKey }, async (write) => {
     const { count } = await write.tx.document.updateMany({
       where: { id, clientId, status: { not: "DELETED" } },
-      data: { status: "DELETED", storageKey: null, deletedAt: new Date() },
+      data: { status: "DELETED", storageKey: null, deletedAt: write.now(), updatedAt: write.now() },
     });
     if (!count) throw notFound("document");
     await changed(write, clientId, { documentId: id, userId: current.userId, change: "deleted" }, ["status", "file"]);

@@ -38,8 +38,11 @@ export type Effects = {
   enqueueMany(name: string, items: JobItem[]): void;
   /** rows of this write that nobody reads back in it (an insert, e.g. queued check runs) */
   insert(statement: Statement | null): void;
-  /** the writer's time, which what the write creates is stamped with: a sandbox client's clock may run ahead */
-  now(): Date;
+  /**
+   * the time what the write creates is stamped with: a sandbox client's clock may run ahead. A client's
+   * own write follows its clock; a write for several clients names the client (`actor.clocks`).
+   */
+  now(clientId?: string | null): Date;
 };
 
 export type Write = Effects & { tx: Tx };
@@ -67,12 +70,10 @@ const insertEvents = rowInserter<EventRow>("events", {
 });
 
 /** A topic's arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics): the client id goes to its column. */
-const eventRow = ([type, ...args]: unknown[], at: Date): EventRow => ({
-  ...freshRow(at),
-  type: type as string,
-  clientId: args.length === 2 ? (args[0] as string) : null,
-  data: args.at(-1) as object,
-});
+const eventRow = ([type, ...args]: unknown[], now: (clientId: string | null) => Date): EventRow => {
+  const clientId = args.length === 2 ? (args[0] as string) : null;
+  return { ...freshRow(now(clientId)), type: type as string, clientId, data: args.at(-1) as object };
+};
 
 /**
  * Writes for one process. `jobs`: where jobs are queued (a process without an engine may not enqueue;
@@ -110,8 +111,8 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
 
 /** One write's collector: its effects, as statements at the end, and what runs once they committed. */
 function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined, actor: Actor) {
-  const ahead = actor.principal.kind === "client" ? (actor.principal.clockAheadMs ?? 0) : 0;
-  const now = () => new Date(Date.now() + ahead);
+  const own = actor.principal.kind === "client" ? (actor.principal.clockAheadMs ?? 0) : 0;
+  const now = (clientId?: string | null) => new Date(Date.now() + (own || (clientId && actor.clocks?.get(clientId)) || 0));
   const audits: AuditInput[] = [];
   const events: EventRow[] = [];
   const inserts: Statement[] = [];
@@ -131,7 +132,7 @@ function collectEffects(jobs: Jobs | undefined, outbox: Outbox | undefined, acto
       audits.push(...entries);
     },
     emit: (topic, ...args) => {
-      events.push(eventRow([topic, ...args], now()));
+      events.push(eventRow([topic, ...args], now));
     },
     enqueue: (name, data, options) => queue(name, [{ data, ...options }]),
     enqueueMany: queue,

@@ -150,7 +150,7 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
   return checkCode(ctx, input, "current", async ({ tx, audit }, userId, now) => {
     await tx.user.update({
       where: { id: userId },
-      data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 } },
+      data: { ...(input.channel === "EMAIL" ? { emailVerified: true } : { phoneVerified: true }), version: { increment: 1 }, updatedAt: now },
     });
     audit({
       action: "user.contact.verified",

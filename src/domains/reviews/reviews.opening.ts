@@ -5,6 +5,7 @@
  * entry with the same fingerprints (the entry's data and the user's screened data): a re-screen that
  * finds the same thing again raises no alert; a changed entry or changed data does.
  */
+import { stamps } from "../../db/insert-rows.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
 import type { Write } from "../events/events.write.js";
 import { hitsOf, needsReview, NOT_CLOSED, reviewRiskOf, UNDECIDED, type CompletedRun, type RecordedMatch } from "./reviews.rules.js";
@@ -59,6 +60,7 @@ export async function openReviews(write: Write, runs: readonly CompletedRun[], s
           reasons: reasonsOf(run),
           riskScore: reviewRiskOf(run),
           version: { increment: 1 },
+          updatedAt: write.now(run.clientId),
           hits: { create: fresh.map((m) => hitRow(run, m)) },
         },
       });
@@ -82,6 +84,7 @@ export async function openReviews(write: Write, runs: readonly CompletedRun[], s
         riskScore: reviewRiskOf(run),
         reasons: reasonsOf(run),
         screened: { ...person, id: undefined },
+        ...stamps(write.now(run.clientId)),
         hits: { create: hitsOf(run).map((m) => hitRow(run, m)) },
       },
       include: { hits: { select: { id: true, entryId: true } } },

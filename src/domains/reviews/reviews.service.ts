@@ -93,7 +93,7 @@ export async function assignReview(ctx: RequestContext, input: { reviewId: strin
     if (!UNDECIDED.includes(review.status)) throw ACTIONS_ON(review.status, "assigned");
     const assignee = isUuid(assigneeId) ? await write.tx.reviewer.findFirst({ where: { id: assigneeId, clientId } }) : null;
     if (!assignee) throw invalid([{ field: "assigneeId", code: "invalid", message: "assigneeId must be a reviewer of your client." }]);
-    await write.tx.review.update({ where: { id: review.id }, data: { assigneeId, version: { increment: 1 } } });
+    await write.tx.review.update({ where: { id: review.id }, data: { assigneeId, version: { increment: 1 }, updatedAt: write.now() } });
     write.audit({ action: "review.assigned", targetType: "review", targetId: review.id, changedFields: ["assigneeId"] });
     write.emit("review.updated", clientId, { reviewId: review.id, userId: review.userId, change: "assigned" });
     return review.id;
@@ -124,7 +124,15 @@ export async function decideReview(ctx: RequestContext, input: Decision, query?:
       const ids = (input.hits ?? []).filter((h) => h.decision === decision).map((h) => h.hitId);
       if (ids.length) await write.tx.reviewHit.updateMany({ where: { id: { in: ids }, reviewId: review.id }, data: { decision } });
     }
-    const decided = { outcome, reasonCode: input.reasonCode!, note: input.note ?? null, decidedById: me.id, decidedAt: new Date(), version: { increment: 1 } };
+    const decided = {
+      outcome,
+      reasonCode: input.reasonCode!,
+      note: input.note ?? null,
+      decidedById: me.id,
+      decidedAt: write.now(),
+      updatedAt: write.now(),
+      version: { increment: 1 },
+    };
     if (outcome === "ESCALATE") {
       await write.tx.review.update({ where: { id: review.id }, data: { ...decided, status: "ESCALATED", assigneeId: null } });
       write.audit({ action: "review.escalated", targetType: "review", targetId: review.id, changedFields: ["status", "outcome", "reasonCode", "note"] });
@@ -162,7 +170,8 @@ export async function approveReview(ctx: RequestContext, input: { reviewId: stri
       data: {
         status: "CLOSED",
         approvedById: me.id,
-        approvedAt: new Date(),
+        approvedAt: write.now(),
+        updatedAt: write.now(),
         note,
         version: { increment: 1 },
         ...(await carriedToUser(write, review, outcome, review.reasonCode!)),

@@ -122,12 +122,21 @@ function advanceSeconds({ days, hours }: Advance) {
 export async function advanceClock(ctx: RequestContext, advance: Advance) {
   const clientId = sandboxClient(ctx);
   const seconds = advanceSeconds(advance);
-  const moved = await ctx.transact(ctx, async (write) => {
-    const before = (await write.tx.sandboxClock.findUnique({ where: { clientId } }))?.offsetSeconds ?? 0;
-    const offsetSeconds = before + seconds;
-    if (offsetSeconds > MAX_AHEAD_SECONDS)
-      throw invalid([{ field: "days", code: "out_of_range", message: `The sandbox clock runs at most ${MAX_AHEAD_SECONDS / 86_400} days ahead.` }]);
-    const clock = await write.tx.sandboxClock.upsert({ where: { clientId }, create: { clientId, offsetSeconds }, update: { offsetSeconds } });
+  const before = (await ctx.db.sandboxClock.findUnique({ where: { clientId } }))?.offsetSeconds ?? 0;
+  const offsetSeconds = before + seconds;
+  if (offsetSeconds > MAX_AHEAD_SECONDS)
+    throw invalid([{ field: "days", code: "out_of_range", message: `The sandbox clock runs at most ${MAX_AHEAD_SECONDS / 86_400} days ahead.` }]);
+  // what the move causes happens at the new time: its events and runs carry it
+  const movedActor = { ...ctx, principal: { ...ctx.principal, clockAheadMs: offsetSeconds * 1000 } };
+  const moved = await ctx.transact(movedActor, async (write) => {
+    // the clock must still read what it read before: two moves at once never apply on one reading
+    const { count } = await write.tx.sandboxClock.updateMany({ where: { clientId, offsetSeconds: before }, data: { offsetSeconds } });
+    if (!count && before) throw new DomainError("CONFLICT", "The sandbox clock moved while this advance ran: read it again and retry.");
+    const clock = count
+      ? await write.tx.sandboxClock.findUniqueOrThrow({ where: { clientId } })
+      : await write.tx.sandboxClock.create({ data: { clientId, offsetSeconds } }).catch(() => {
+          throw new DomainError("CONFLICT", "The sandbox clock moved while this advance ran: read it again and retry.");
+        });
     const [from, to] = [before, offsetSeconds].map((s) => new Date(Date.now() + s * 1000)) as [Date, Date];
     // valid through its expiry date: expired from the next day
     const expiring = await write.tx.document.findMany({

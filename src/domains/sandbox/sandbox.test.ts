@@ -248,7 +248,7 @@ describe.each(backends)("the sandbox clock on %s", (backend) => {
   const due = async (key: string, userId: string) => (await t.rest("GET", `/v2/users/${userId}`, { key })).body.requirements.currently_due as string[];
 
   beforeAll(async () => {
-    t = await startTestApp(backend);
+    t = await startTestApp(backend, { WEBHOOK_ALLOW_PRIVATE: "1" });
     a = await t.createClient("Clock A");
     b = await t.createClient("Clock B");
   }, 60_000);
@@ -284,6 +284,49 @@ describe.each(backends)("the sandbox clock on %s", (backend) => {
     const later = await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "New", last_name: "Comer", email: `${randomUUID()}@example.com` } });
     expect(Date.parse(later.body.created_at) - Date.now()).toBeGreaterThan(30.9 * 86_400_000);
     expect((await t.gql(a.key, `{ sandboxClock { offsetSeconds } }`)).data.sandboxClock.offsetSeconds).toBe(31 * 86_400);
+  }, 90_000);
+
+  it("stamps what is written for the client with its clock, also when a job, a provider or a settlement writes it", async () => {
+    // the clock stands 31 days ahead (the test above)
+    const ahead = (at: string | Date | null | undefined) => (at ? new Date(at).getTime() - Date.now() : 0) > 30.9 * 86_400_000;
+    const userId = (
+      await t.rest("POST", "/v2/users", { key: a.key, body: { first_name: "Ana", last_name: "SandboxReview", email: `${randomUUID()}@example.com` } })
+    ).body.user_id as string;
+    const theirs = (
+      await t.rest("POST", "/v2/users", { key: b.key, body: { first_name: "Ana", last_name: "SandboxReview", email: `${randomUUID()}@example.com` } })
+    ).body.user_id as string;
+    await t.checksSettled();
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key: a.key })).body.data as any[];
+    expect(runs.length).toBeGreaterThan(0);
+    for (const run of runs) expect([run.created_at, run.completed_at].every(ahead), JSON.stringify(run)).toBe(true);
+    const stored = await t.db.checkRun.findMany({ where: { userId }, select: { startedAt: true } });
+    expect(stored.every((run) => ahead(run.startedAt))).toBe(true);
+    // opened by the settlement, a job's write on behalf of the client
+    const review = await t.db.review.findFirstOrThrow({ where: { userId } });
+    expect([review.createdAt, review.updatedAt].every(ahead)).toBe(true);
+    const events = (await t.rest("GET", "/v2/events?records_per_page=100", { key: a.key })).body.data as any[];
+    const about = events.filter((e) => e.data.user_id === userId);
+    expect(about.map((e) => e.type)).toEqual(expect.arrayContaining(["check.sanctions_screening.updated", "review.opened"]));
+    expect(
+      about.every((e) => ahead(e.created_at)),
+      JSON.stringify(about.map((e) => [e.type, e.created_at])),
+    ).toBe(true);
+
+    // a provider's result, and a change the client makes
+    const screening = runs.find((run) => run.type === "SANCTIONS_SCREENING");
+    const simulated = await t.rest("POST", `/v2/sandbox/checks/${screening.check_id}/simulate`, { key: a.key, body: { status: "CLEAR" } });
+    expect(simulated.status, JSON.stringify(simulated.body)).toBe(200);
+    expect(ahead(simulated.body.completed_at)).toBe(true);
+    const updated = await t.rest("PUT", `/v2/users/${userId}`, { key: a.key, body: { middle_name: "Maria" } });
+    expect(ahead(updated.body.updated_at), updated.body.updated_at).toBe(true);
+    const endpoint = await t.rest("POST", "/v2/webhooks", { key: a.key, body: { url: "http://127.0.0.1:9/clock", event_types: ["user.risk_level.updated"] } });
+    expect([endpoint.body.created_at, endpoint.body.updated_at].every(ahead), JSON.stringify(endpoint.body)).toBe(true);
+
+    // the other client's identical sign-up keeps real time throughout
+    const real = (at: string | Date | null) => !!at && Math.abs(new Date(at).getTime() - Date.now()) < 3_600_000;
+    const other = (await t.rest("GET", `/v2/users/${theirs}/checks`, { key: b.key })).body.data as any[];
+    expect(other.every((run) => real(run.created_at) && real(run.completed_at))).toBe(true);
+    expect(real((await t.db.review.findFirstOrThrow({ where: { userId: theirs } })).createdAt)).toBe(true);
   }, 90_000);
 
   it("runs the re-screening that falls due for that client's users only, and expires its OTP codes", async () => {

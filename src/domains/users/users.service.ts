@@ -58,7 +58,7 @@ export async function updateUser(ctx: RequestContext, input: UserInput & { id: s
       await assertUnique(tx, clientId, checked, id);
       // optimistic: the row must still be at the version just read, or a concurrent write won
       const user = await tx.user
-        .update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 } } })
+        .update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 }, updatedAt: write.now() } })
         .catch((error: { code?: string }) => {
           if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
           throw error;
@@ -88,7 +88,9 @@ export async function applyPendingContact(write: Write, ctx: RequestContext, id:
       ? { email: pending, emailKey: pending.toLowerCase(), pendingEmail: null, emailVerified: true }
       : { phoneNumber: pending, pendingPhoneNumber: null, phoneVerified: true };
   if (channel === "EMAIL") await assertUnique(tx, clientId, { email: pending } as CheckedUser, id);
-  const user = await tx.user.update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 } } }).catch(uniqueViolation);
+  const user = await tx.user
+    .update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 }, updatedAt: write.now() } })
+    .catch(uniqueViolation);
   audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
   await enqueueChecks(write, { clientId, userId: id }, checksForChange([channel === "EMAIL" ? "email" : "phoneNumber"]), "USER_UPDATED");
   return user;

@@ -1,4 +1,6 @@
 /** Wallets and cards: open a wallet, request and cancel cards, and the asynchronous activation step. */
+import { stamps } from "../../db/insert-rows.js";
+import { clocksOf } from "../clients/clients.clock.js";
 import type { RequestContext, Services } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { OPERATOR } from "../../principal.js";
@@ -28,7 +30,7 @@ export const getCard = (ctx: RequestContext, id: string, query?: CardSelection) 
 export async function createWallet(ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {
   const clientId = tenantOf(ctx);
   const currency = checkCurrencyCode(input.currency);
-  return ctx.transact(ctx, async ({ tx, audit }) => {
+  return ctx.transact(ctx, async ({ tx, audit, now }) => {
     const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
     if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
     const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
@@ -40,7 +42,7 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
       throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [
         { field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` },
       ]);
-    const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency } });
+    const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency, ...stamps(now()) } });
     audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
     return wallet;
   });
@@ -49,10 +51,10 @@ export async function createWallet(ctx: RequestContext, input: { userId: string;
 /** A card needs an ACTIVE wallet; it starts REQUESTED and is activated later by the provider. */
 export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
   const clientId = tenantOf(ctx);
-  return ctx.transact(ctx, async ({ tx, audit, enqueue }) => {
+  return ctx.transact(ctx, async ({ tx, audit, enqueue, now }) => {
     const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
     if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
-    const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType } });
+    const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType, ...stamps(now()) } });
     audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
     // the provider is asked by a job enqueued with the card: a crash after commit loses no activation
     enqueue(CARD_ACTIVATION_JOB, { cardId: (created as { id: string }).id });
@@ -62,10 +64,10 @@ export async function requestCard(ctx: RequestContext, input: { walletId: string
 
 export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
   const clientId = tenantOf(ctx);
-  return ctx.transact(ctx, async ({ tx, audit, emit }) => {
+  return ctx.transact(ctx, async ({ tx, audit, emit, now }) => {
     const current = await getCard({ ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
     checkCardMove(current.status, "CANCELLED");
-    const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: new Date() } });
+    const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: now(), updatedAt: now() } });
     audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
     emit("card.status.updated", clientId, { cardId: id, walletId: current.walletId, status: "CANCELLED", previousStatus: current.status });
     return card;
@@ -87,10 +89,12 @@ export async function activatePendingCards({ db, transact }: Pick<Services, "db"
   for (const card of pending) {
     const issued = await provider.issue({ cardId: card.id, cardType: card.cardType, currency: card.wallet.currency });
     const { last4, expiry } = checkIssuedCard(issued);
-    await transact({ principal: OPERATOR }, async ({ tx, audit, emit }) => {
+    // a sandbox client's card is activated at its clock's time
+    const clocks = await clocksOf(db, [card.clientId]);
+    await transact({ principal: OPERATOR, clocks }, async ({ tx, audit, emit, now }) => {
       const moved = await tx.card.updateMany({
         where: { id: card.id, status: "REQUESTED" },
-        data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: new Date() },
+        data: { status: "ACTIVE", providerRef: issued.providerRef, last4, expiry, activatedAt: now(card.clientId), updatedAt: now(card.clientId) },
       });
       if (!moved.count) return;
       activated++;

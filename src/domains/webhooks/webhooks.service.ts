@@ -3,6 +3,7 @@
  * rotate the secret, delete, list attempts, redeliver, send a test event (SANDBOX keys). Delivery
  * itself is webhooks.delivery.ts.
  */
+import { stamps } from "../../db/insert-rows.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
@@ -49,8 +50,11 @@ export async function createEndpoint(ctx: RequestContext, input: CreateEndpointI
   const eventTypes = checkEventTypes(input.eventTypes);
   const url = await checkUrl(ctx, input.url);
   const secret = newSecret();
-  const endpoint = await ctx.transact(ctx, async ({ tx, audit }) => {
-    const row = await tx.webhookEndpoint.create({ ...query, data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret) } });
+  const endpoint = await ctx.transact(ctx, async ({ tx, audit, now }) => {
+    const row = await tx.webhookEndpoint.create({
+      ...query,
+      data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret), ...stamps(now()) },
+    });
     audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
     return row;
   });
@@ -66,8 +70,8 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
     data.enabled = input.enabled;
     data.disabledReason = null;
   }
-  return ctx.transact(ctx, async ({ tx, audit }) => {
-    const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data });
+  return ctx.transact(ctx, async ({ tx, audit, now }) => {
+    const row = await tx.webhookEndpoint.update({ ...query, where: { id: input.id }, data: { ...data, updatedAt: now() } });
     audit({
       action: "webhook_endpoint.updated",
       targetType: "webhook_endpoint",
@@ -89,7 +93,8 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
       data: {
         secretEncrypted: ctx.cipher.encrypt(secret),
         previousSecretEncrypted: current.secretEncrypted,
-        previousSecretExpiresAt: new Date(ctx.now().getTime() + ROTATION_GRACE_MS),
+        // real time, as signing is: the old secret signs real deliveries for the grace period
+        previousSecretExpiresAt: new Date(Date.now() + ROTATION_GRACE_MS),
       },
     });
     audit({ action: "webhook_endpoint.secret_rotated", targetType: "webhook_endpoint", targetId: id, changedFields: ["secret"] });
