@@ -89,8 +89,19 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
       const { default: pg } = await import("pg");
       const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await client.connect();
-      await client.query(`drop schema if exists "${schemaName}" cascade`);
-      await client.query(`drop schema if exists "${schemaName}_boss" cascade`); // the job engine's (src/jobs)
+      // a drop can meet a lock of a connection the stopped app is still closing (PostgreSQL then
+      // picks one side as a deadlock victim): tried again rather than failing the suite
+      const drop = async (name: string, tries = 3): Promise<void> => {
+        try {
+          await client.query(`drop schema if exists "${name}" cascade`);
+        } catch (error) {
+          if ((error as { code?: string }).code !== "40P01" || tries <= 1) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          return drop(name, tries - 1);
+        }
+      };
+      await drop(schemaName!);
+      await drop(`${schemaName}_boss`); // the job engine's (src/jobs)
       await client.end();
     }
   }
