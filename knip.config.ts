@@ -31,8 +31,6 @@ const config: KnipConfig = {
     "swagger-ui-dist",
     // scripts/build-remittance-data.ts reads their data files by package name (createRequire), never imports them
     "banks-ng",
-    "clabe-validator",
-    "ifsc",
     "vietnam-qr-pay",
     // a transitive dependency the project patches (patches/); test/dependency-patches.test.ts checks the patch took
     "@prisma/debug",

@@ -1,6 +1,6 @@
 /**
  * Builds the shipped remittance reference dataset in data/remittance/:
- *   institutions.json, branches.json, corridors.json
+ *   institutions.json, branches.json, corridors.json, requirements.json
  *
  * Run from the repository root:  npx tsx scripts/build-remittance-data.ts
  *
@@ -11,6 +11,8 @@
  *   - clabe-validator (MIT)           Mexican CLABE bank codes and names
  *   - currency-codes, i18n-iso-countries (MIT)  ISO 4217 minor units, ISO 3166 validation
  *   - data/remittance/sources/*.json  hand-curated rows, each citing its public source
+ *   - sources/corridor-requirements.json  hand-curated requirements per corridor, expanded and
+ *                                     checked with the app's own checkRequirementRow
  *
  * The output is deterministic: every list is sorted by id, selections are
  * "first N in sorted order", and nothing depends on time or randomness.
@@ -20,6 +22,10 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { toSnake } from "../src/lib/case.ts";
+import type { FieldError } from "../src/lib/errors.ts";
+import { checkRequirementRow } from "../src/domains/remittance/requirements/requirements.rules.ts";
+import type { RequirementSpec } from "../src/domains/remittance/requirements/requirements.spec.ts";
 
 const require = createRequire(import.meta.url);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -538,6 +544,83 @@ const corridors: Corridor[] = [];
 }
 
 // ---------------------------------------------------------------------------
+// Corridor requirements: sources/corridor-requirements.json, expanded and checked
+// ---------------------------------------------------------------------------
+interface RequirementSources {
+  fields: Record<string, Record<string, unknown>>;
+  sender: Record<string, Record<string, unknown>>;
+  purposes: Record<string, Record<string, unknown>>;
+  conditions: Record<string, Record<string, unknown>>;
+  documents: Record<string, Record<string, unknown>>;
+  rows: Record<string, unknown>[];
+}
+type Json = Record<string, unknown>;
+
+const requirementRows: Json[] = [];
+{
+  const sources = readJson<RequirementSources>(join(SRC_DIR, "corridor-requirements.json"));
+  const template = (table: keyof Omit<RequirementSources, "rows">, name: string, where: string): Json =>
+    sources[table][name] ?? fail(`${where}: no ${table} template named ${name}`);
+  /** {"use": NAME, ...} is the template NAME with the other keys laid over it; a field's key is NAME unless given */
+  const expand = (table: "fields" | "conditions" | "documents", item: unknown, where: string): Json => {
+    if (typeof item === "string")
+      return table === "fields" ? { key: item, ...template(table, item, where) } : fail(`${where}: ${item} is not a ${table} entry`);
+    const { use, ...rest } = item as Json;
+    if (use === undefined) return rest;
+    const merged: Json = { ...(table === "fields" ? { key: use } : {}), ...template(table, String(use), where), ...rest };
+    // a condition reads best as when → require → reason
+    return table === "conditions" ? { when: merged.when, require: merged.require, reason: merged.reason } : merged;
+  };
+  const fieldsOf = (list: unknown, where: string) => (list as unknown[]).map((f, i) => expand("fields", f, `${where}.${i}`));
+
+  const seen = new Set<string>();
+  for (const [i, raw] of sources.rows.entries()) {
+    const where = `corridor-requirements.json rows.${i}`;
+    const beneficiary = raw.beneficiary as { fields: unknown[]; alternatives: Json[] };
+    const sender = typeof raw.sender === "string" ? template("sender", raw.sender, where) : (raw.sender as Json);
+    const row: Json = {
+      ...raw,
+      sender: { ...sender, fields: fieldsOf(sender.fields, `${where}.sender`) },
+      beneficiary: {
+        fields: fieldsOf(beneficiary.fields, `${where}.beneficiary`),
+        alternatives: beneficiary.alternatives.map((alt, a) => ({ ...alt, fields: fieldsOf(alt.fields, `${where}.alternatives.${a}`) })),
+      },
+      conditions: (raw.conditions as unknown[]).map((c, j) => expand("conditions", c, `${where}.conditions.${j}`)),
+      purposes: typeof raw.purposes === "string" ? template("purposes", raw.purposes, where) : raw.purposes,
+      documents: (raw.documents as unknown[]).map((d, j) => expand("documents", d, `${where}.documents.${j}`)),
+    };
+    const errors: FieldError[] = [];
+    const checked = checkRequirementRow(row, (f) => `${where}.${toSnake(f)}`, errors);
+    if (!checked) fail(`invalid requirement row:\n  ${errors.map((e) => e.message).join("\n  ")}`);
+    const key = `${checked.corridorId}@${checked.version}`;
+    if (seen.has(key)) fail(`${where}: ${checked.corridorId} version ${checked.version} repeats`);
+    seen.add(key);
+    const corridor = corridors.find((c) => c.id === checked.corridorId) ?? fail(`${where}: no corridor ${checked.corridorId}`);
+    checkAgainstCorridor(corridor, checked.spec, where);
+    requirementRows.push(row);
+  }
+  for (const c of corridors) if (!requirementRows.some((r) => r.corridor_id === c.id)) fail(`corridor ${c.id} has no requirements`);
+  requirementRows.sort((a, b) =>
+    a.corridor_id === b.corridor_id ? (a.version as number) - (b.version as number) : (a.corridor_id as string) < (b.corridor_id as string) ? -1 : 1,
+  );
+}
+
+/** What only the corridor row can tell: its flat required_fields and its limits agree with the spec. */
+function checkAgainstCorridor(corridor: Corridor, spec: RequirementSpec, where: string): void {
+  const requiredSets = spec.beneficiary.alternatives.map(
+    (alt) => new Set([...spec.beneficiary.fields, ...alt.fields].filter((f) => f.required).map((f) => f.key)),
+  );
+  for (const name of corridor.required_fields)
+    if (!requiredSets.some((set) => set.has(name))) fail(`${where}: required field ${name} of ${corridor.id} is required by no payout method`);
+  const step = spec.amount.increment;
+  if (corridor.min_amount % step || corridor.max_amount % step) fail(`${where}: ${corridor.id}'s limits are not multiples of the increment ${step}`);
+  const thresholds = [...spec.conditions.flatMap((c) => c.when.amount_at_least ?? []), ...spec.documents.map((d) => d.min_amount)];
+  for (const t of thresholds)
+    if (t <= corridor.min_amount || t > corridor.max_amount)
+      fail(`${where}: threshold ${t} is outside ${corridor.id}'s limits (${corridor.min_amount}, ${corridor.max_amount}]`);
+}
+
+// ---------------------------------------------------------------------------
 // Write
 // ---------------------------------------------------------------------------
 function write(file: string, rows: { id: string }[]): void {
@@ -549,6 +632,8 @@ mkdirSync(OUT_DIR, { recursive: true });
 write("institutions.json", institutions.map(orderedInstitution));
 write("branches.json", branches);
 write("corridors.json", corridors);
+// sorted above by corridor_id, then version; keys as curated, templates expanded
+writeFileSync(join(OUT_DIR, "requirements.json"), `${JSON.stringify(requirementRows, null, 2)}\n`, "utf8");
 
 const countBy = <T>(rows: T[], key: (r: T) => string): Record<string, number> => {
   const out: Record<string, number> = {};
@@ -581,3 +666,4 @@ console.log(
   corridors.length,
   countBy(corridors, (c) => c.status),
 );
+console.log("corridor requirements:", requirementRows.length, "rows for", new Set(requirementRows.map((r) => r.corridor_id)).size, "corridors");

@@ -40,6 +40,7 @@ import { loadShippedReferenceData } from "./domains/remittance/remittance.import
 import { createDelivery } from "./domains/otp/otp.sender.js";
 import { loadShippedRuleSets } from "./domains/compliance/compliance.import.js";
 import { createRuleBook } from "./domains/compliance/compliance.service.js";
+import { createPayoutCatalogue } from "./domains/remittance/remittance.catalogue.js";
 import { createDocumentStore } from "./domains/documents/documents.storage.js";
 import { MAX_FILE_BYTES_PER_REQUEST } from "./domains/documents/documents.rules.js";
 import { createBytePool } from "./graphql/work-budget.js";
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     delivery: createDelivery(config, database.prisma),
     now: () => new Date(),
     compliance: createRuleBook(database.prisma, events),
+    payouts: createPayoutCatalogue(database.prisma, events),
     documentStore: await createDocumentStore(config, { db: database.prisma, transact }, logger),
     webhooks: {
       allowPrivate: config.webhookAllowPrivate,
@@ -245,6 +247,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
       await jobs.stop();
       await sharedCache.stop();
       await services.compliance.stop();
+      await services.payouts.stop();
       await services.documentStore.close();
       await stopForgetting();
       live.stop();

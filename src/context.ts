@@ -7,6 +7,7 @@ import type { Authenticator } from "./domains/clients/clients.service.js";
 import type { EventBus } from "./domains/events/events.pubsub.js";
 import type { Delivery } from "./domains/otp/otp.sender.js";
 import type { RuleBook } from "./domains/compliance/compliance.service.js";
+import type { PayoutCatalogue } from "./domains/remittance/remittance.catalogue.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
 import type { Jobs } from "./jobs/jobs.engine.js";
@@ -27,6 +28,8 @@ export type Services = {
   now: () => Date;
   /** the country rule sets in force, cached and refreshed on change */
   compliance: RuleBook;
+  /** the payout catalogue (corridors, requirements, institutions) held in memory, dropped on change */
+  payouts: PayoutCatalogue;
   /** where document bytes live (files under DATA_DIR or a table) */
   documentStore: DocumentStore;
   /** webhook delivery: WEBHOOK_ALLOW_PRIVATE, retry schedule, the deliveries-by-outcome metric */
@@ -59,7 +62,7 @@ export type RequestContext = Services & {
 export function requestContext(services: Services, principal: Principal, requestId: string): RequestContext {
   // every key written out, not `...services`: a spread of the services made every read promote more
   // into old space (docs/performance.md). A new service must be added here too (the type says so).
-  const { db, cipher, logger, auth, events, delivery, compliance, documentStore, webhooks, jobs, transact, workLimits } = services;
+  const { db, cipher, logger, auth, events, delivery, compliance, payouts, documentStore, webhooks, jobs, transact, workLimits } = services;
   // a sandbox client's clock may run ahead: everything its requests compare with "now" follows it
   // (GraphiQL's schema fetch comes without a principal)
   const ahead = principal?.kind === "client" ? (principal.clockAheadMs ?? 0) : 0;
@@ -73,6 +76,7 @@ export function requestContext(services: Services, principal: Principal, request
     delivery,
     now,
     compliance,
+    payouts,
     documentStore,
     webhooks,
     jobs,

@@ -63,7 +63,12 @@ describe("cli while the server runs", () => {
         ["corridors", 28],
       ] as const)
         expect((await cli(dataDir, "reference", "import", `data/remittance/${file}.json`)).imported[file]).toBe(count);
-      expect((await cli(dataDir, "reference", "import", "docs/examples/catalogue.json")).imported).toEqual({ institutions: 1, branches: 2, corridors: 1 });
+      expect((await cli(dataDir, "reference", "import", "docs/examples/catalogue.json")).imported).toEqual({
+        institutions: 1,
+        branches: 2,
+        corridors: 1,
+        requirements: 0,
+      });
       const listed = await cli(dataDir, "clients", "list");
       expect(listed.map((c: { name: string }) => c.name)).toContain("Reader");
     } finally {

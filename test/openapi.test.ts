@@ -242,6 +242,16 @@ describe("OpenAPI", () => {
     await t.checksSettled();
     await call("POST", "/v2/sandbox/reset", "/v2/sandbox/reset", { body: {} });
     // lookups
+    await call("GET", "/v2/payouts/remittances/corridors/{id}/requirements", "/v2/payouts/remittances/corridors/in-inr-bank/requirements?amount=2500000");
+    await call("POST", "/v2/payouts/remittances/beneficiaries/validate", "/v2/payouts/remittances/beneficiaries/validate", {
+      body: {
+        corridor_id: "in-inr-bank",
+        amount: 2_500_000,
+        purpose_of_remittance: "P1301",
+        sender: { first_name: "Maria", last_name: "Santos", country: "US" },
+        beneficiary: { first_name: "Priya", last_name: "Sharma", ifsc_code: "HDFC0000001", account_number: "50100123456789" },
+      },
+    });
     await call(
       "GET",
       "/users/wallets/payouts/remittances/corridors/{receiving_country}/institutions/{receiving_institution_type}",

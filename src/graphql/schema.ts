@@ -4,6 +4,7 @@ import "../domains/clients/clients.schema.js";
 import "../domains/users/users.schema.js";
 import "../domains/events/events.schema.js";
 import "../domains/remittance/remittance.schema.js";
+import "../domains/remittance/remittance.payouts.schema.js";
 import "../domains/otp/otp.schema.js";
 import "../domains/compliance/compliance.schema.js";
 import "../domains/checks/checks.schema.js";

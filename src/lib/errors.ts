@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   DELIVERY_FAILED: { status: 502, title: "The message could not be delivered" },
   USER_NOT_ACTIVE: { status: 409, title: "The user is not ACTIVE" },
   WALLET_NOT_ACTIVE: { status: 409, title: "The wallet is not ACTIVE" },
+  BENEFICIARY_INVALID: { status: 422, title: "The payout does not meet the corridor's requirements" },
+  CORRIDOR_INACTIVE: { status: 409, title: "The corridor takes no payouts" },
   CURRENCY_NOT_SUPPORTED: { status: 422, title: "The currency is not an active ISO 4217 currency" },
   V1_GONE: { status: 410, title: "The v1 API is turned off" },
   WEBHOOK_ENDPOINT_DISABLED: { status: 409, title: "The webhook endpoint is disabled" },

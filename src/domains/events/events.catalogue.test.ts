@@ -57,6 +57,11 @@ describe("the event catalogue", () => {
     const hits = review.hits.map((h: { hit_id: string }) => ({ hit_id: h.hit_id, decision: "TRUE_MATCH" }));
     const body = { outcome: "REJECT", reason_code: "confirmed_sanctions_match", hits };
     expect((await t.rest("POST", `/v2/reviews/${review.review_id}/decision`, { key: reviewer, body })).status).toBe(200);
+    // the operator raises a corridor's maximum: every client hears of it
+    const corridor = `mutation { upsertCorridor(input: { id: "gh-ghs-bank", receivingCountry: "GH", receivingCurrency: "GHS", receivingInstitutionType: BANK,
+      minAmount: 1000, maxAmount: 20000000, deliveryEstimate: { minHours: 0, maxHours: 24, description: "Within 24 hours" },
+      requiredFields: ["first_name", "last_name", "account_number"] }) { id } }`;
+    expect((await t.gql(ADMIN_KEY, corridor)).errors).toBeUndefined();
 
     const typeOf = (body: string) => JSON.parse(body).type as string;
     await within(

@@ -91,6 +91,23 @@ const EVENTS: Record<(typeof PUBLIC_EVENT_TYPES)[number], { description: string;
     description: "A check run needs a person: a screening with hits, a monitoring alert or KYC to consider opened a review",
     data: object(REVIEW),
   },
+  "reference.corridor.updated": {
+    description:
+      "A payout corridor changed: its limits, status or other facts (change `corridor`, in effect now), or a version of its payout requirements was added or changed (change `requirements`, in effect from effective_at; until then the requirements answer serves it as future_requirements). Every client receives it.",
+    data: object({
+      corridor_id: { type: "string" },
+      change: { type: "string", enum: ["corridor", "requirements"] },
+      version: orNull({ type: "integer", minimum: 1 }),
+      previous_version: orNull({ type: "integer", minimum: 1, description: "The version the diff starts from; null when it starts from nothing" }),
+      effective_at: instant,
+      diff: {
+        type: "array",
+        description:
+          "RFC 6902 JSON Patch from the old document to the new: the corridor's facts (min_amount, max_amount, status, …) or the version's {effective_at, source, …spec}",
+        items: object({ op: { type: "string", enum: ["add", "remove", "replace", "move", "copy", "test"] }, path: { type: "string" } }),
+      },
+    }),
+  },
   "review.decided": {
     description:
       "A reviewer decided a review (status PENDING_APPROVAL: it waits for a second reviewer) or the decision took effect (CLOSED; approved_by names the second reviewer)",

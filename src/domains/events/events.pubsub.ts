@@ -7,6 +7,7 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
 import type { ReviewEvent } from "../reviews/reviews.view.js";
+import type { CorridorChange } from "../remittance/remittance.changes.js";
 
 /** `user`: the user's state after the change, in REST's names (webhooks and `GET /v2/events` send it as is). */
 type UserStatusEvent = { userId: string; status: string; previousStatus: string; user?: Record<string, unknown> };
@@ -28,6 +29,8 @@ export type Topics = {
   "review.updated": [clientId: string, event: { reviewId: string; userId: string; change: string }];
   /** a key was rotated or revoked: every instance drops its cached principals */
   "credentials.changed": [event: { clientId: string }];
+  /** a corridor's limits, status or requirements changed (every client hears it: remittance.changes.ts) */
+  "reference.corridor.updated": [clientId: string, event: CorridorChange];
   /** reference data (lookups) changed: shared response caches drop what they hold */
   "reference.updated": [event: { kind: string; id: string }];
   /** a compliance rule set was imported: every instance reloads its rule sets */

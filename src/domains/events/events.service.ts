@@ -18,6 +18,7 @@ export const PUBLIC_EVENT_TYPES = [
   "check.transaction_monitoring.updated",
   "review.opened",
   "review.decided",
+  "reference.corridor.updated",
 ] as const;
 
 export type EventEnvelope = { id: string; type: string; createdAt: Date; data: Record<string, unknown> };

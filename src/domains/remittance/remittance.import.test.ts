@@ -52,13 +52,14 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("loads ISO data and the shipped catalogue at first start; after that it costs one count query", async () => {
+  it("loads ISO data and the shipped catalogue at first start; after that it costs two count queries (countries, requirements)", async () => {
     expect(await counts()).toEqual([268, 710, 28]);
     expect(await t.db.currency.count()).toBe(cc.data.length);
     expect(await t.db.country.count()).toBe(allAlpha2().length); // 249 ISO codes, plus XK (Kosovo) as the package has it
     const again = await t.app.database.countQueries(() => loadShippedReferenceData(t.db));
     expect(again.result).toEqual({ loaded: false });
-    expect(again.queries).toHaveLength(1);
+    expect(again.queries).toHaveLength(2);
+    expect(await t.db.corridorRequirement.count()).toBe(28);
     expect((await t.db.receivingInstitution.findUnique({ where: { id: "in-sbin" } }))?.hasBranches).toBe(true);
   });
 
@@ -72,7 +73,7 @@ describe.each(backends)("remittance reference data on %s", (backend) => {
   });
 
   it("imports a CSV catalogue by upsert and serves it at once", async () => {
-    expect(await importReferenceFile(t.app.services, await file("thai.csv", CSV))).toEqual({ institutions: 1, branches: 2, corridors: 1 });
+    expect(await importReferenceFile(t.app.services, await file("thai.csv", CSV))).toEqual({ institutions: 1, branches: 2, corridors: 1, requirements: 0 });
     const corridor = await t.rest("GET", "/users/wallet/payouts/remittances/corridors/th-thb-bank", { key });
     expect(corridor.body).toMatchObject({ receiving_country: "TH", receiving_currency: "THB", min_amount: 10000, user_types: ["INDIVIDUAL", "BUSINESS"] });
     const branches = await t.rest("GET", "/users/wallets/payouts/remittances/bank/branches/th-kbank?search=phaya%20thai", { key });
@@ -200,7 +201,7 @@ describe("cli reference import", () => {
       env: { ...process.env, DATA_DIR: path.join(dir, "data"), DATABASE_URL: "", NODE_ENV: "test" },
       cwd: path.resolve(import.meta.dirname, "../../.."),
     });
-    expect(JSON.parse(stdout).imported).toEqual({ institutions: 1, branches: 2, corridors: 1 });
+    expect(JSON.parse(stdout).imported).toEqual({ institutions: 1, branches: 2, corridors: 1, requirements: 0 });
     await rm(dir, { recursive: true, force: true });
   }, 60_000);
 });

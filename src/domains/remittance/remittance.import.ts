@@ -5,10 +5,11 @@
  * nothing is written.
  *
  * Import file formats (choose by extension; docs/reference-import.md is the user's description):
- * - `.json`: `{"institutions": [...], "branches": [...], "corridors": [...]}`, any of the three, rows
- *   shaped like data/remittance/*.json (unknown keys such as `has_branches` are ignored); or one
- *   list alone in a file named after it, as the shipped `data/remittance/corridors.json`. Errors name
- *   `<list>.<index from 0>.<field>`, e.g. `corridors.0.min_amount`.
+ * - `.json`: `{"institutions": [...], "branches": [...], "corridors": [...], "requirements": [...]}`,
+ *   any of the four, rows shaped like data/remittance/*.json (unknown keys such as `has_branches`
+ *   are ignored; a requirement row is checked whole, requirements/requirements.rules.ts); or one list
+ *   alone in a file named after it, as the shipped `data/remittance/corridors.json`. Errors name
+ *   `<list>.<index from 0>.<field>`, e.g. `corridors.0.min_amount`. Requirements come by JSON only.
  * - `.csv`: one file, a header row and a `kind` column (`institution` | `branch` | `corridor`); each
  *   row fills the columns of its kind and leaves the others empty. Unknown columns are refused.
  *     institution: id, name, type, country, bic, local_code, local_code_type, status, source
@@ -17,7 +18,9 @@
  *                  max_amount (minor units), delivery_min_hours, delivery_max_hours,
  *                  delivery_description, required_fields, user_types (lists separated by `|`), status
  *   Errors name `rows.<line>.<field>`, the line counted as in the file (the header is line 1).
- * Rows are upserted by `id`; institutions are written before branches, branches before corridors.
+ * Rows are upserted by `id` (requirements by corridor and version); institutions are written before
+ * branches, branches before corridors, corridors before their requirements. What a write changes in
+ * a corridor is announced to every client (remittance.changes.ts).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -29,6 +32,10 @@ import type { Tx } from "../../db/transaction.js";
 import { CLI_ACTOR, type Actor } from "../../principal.js";
 import type { WriteDeps } from "../events/events.write.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
+import { announceCorridorChanges, corridorChanges, corridorStates } from "./remittance.changes.js";
+import { checkRequirementRow } from "./requirements/requirements.rules.js";
+import { shippedRequirementRows } from "./requirements/requirements.shipped.js";
+import type { RequirementRow } from "./requirements/requirements.spec.js";
 import {
   checkRow,
   ROW_KINDS,
@@ -49,12 +56,15 @@ const MAX_REPORTED = 20;
 
 /** a checked row and how to name its fields in errors */
 type Located = Row & { name: FieldNamer };
+type LocatedRequirement = { row: RequirementRow; name: FieldNamer };
+/** what one import writes */
+type Rows = { rows: Located[]; requirements: LocatedRequirement[] };
 
-/** Loads ISO data and the shipped catalogue into empty reference tables; one count query otherwise. */
+/** Loads ISO data and the shipped catalogue into empty reference tables; two count queries otherwise (requirements may come later than the rest). */
 export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolean }> {
-  if ((await db.country.count()) > 0) return { loaded: false };
+  if ((await db.country.count()) > 0) return { loaded: await loadShippedRequirements(db) };
   const file = async (kind: RowKind) => JSON.parse(await readFile(path.join(DATA_DIR, `${LISTS[kind]}.json`), "utf8")) as unknown[];
-  const rows = checkLists({ institutions: await file("institution"), branches: await file("branch"), corridors: await file("corridor") });
+  const { rows } = checkLists({ institutions: await file("institution"), branches: await file("branch"), corridors: await file("corridor") });
   const { currencies, links } = isoCurrencyRows();
   // skipDuplicates: two instances starting together on one PostgreSQL both get here; neither fails
   await db.$transaction(
@@ -66,10 +76,20 @@ export async function loadShippedReferenceData(db: Db): Promise<{ loaded: boolea
       await tx.branch.createMany({ data: rowsOf(rows, "branch").map(branchData), skipDuplicates: true });
       await tx.corridor.createMany({ data: rowsOf(rows, "corridor").map(corridorData), skipDuplicates: true });
       await markBranched(tx, rowsOf(rows, "branch"));
+      await tx.corridorRequirement.createMany({ data: shippedRequirementRows().map(requirementData), skipDuplicates: true });
     },
     { timeout: 60_000 },
   );
   return { loaded: true };
+}
+
+/** A catalogue loaded before corridors carried requirements gets the shipped ones (never over imported ones). */
+async function loadShippedRequirements(db: Db) {
+  if ((await db.corridorRequirement.count()) > 0) return false;
+  const corridors = new Set((await db.corridor.findMany({ select: { id: true } })).map((c) => c.id));
+  const rows = shippedRequirementRows().filter((r) => corridors.has(r.corridorId));
+  await db.corridorRequirement.createMany({ data: rows.map(requirementData), skipDuplicates: true });
+  return rows.length > 0;
 }
 
 /** `cli reference import FILE` (.json or .csv, see the top of this file): all rows or none. */
@@ -77,16 +97,17 @@ export async function importReferenceFile(
   deps: WriteDeps,
   file: string,
   actor: Actor = CLI_ACTOR,
-): Promise<{ institutions: number; branches: number; corridors: number }> {
+): Promise<{ institutions: number; branches: number; corridors: number; requirements: number }> {
   const ext = path.extname(file).toLowerCase();
   if (ext !== ".json" && ext !== ".csv") throw invalid([{ field: "file", code: "invalid", message: "The file must end in .json or .csv." }]);
   const text = await readFile(file, "utf8").catch(() => {
     throw invalid([{ field: "file", code: "unreadable", message: `Cannot read ${file}.` }]);
   });
-  const rows = ext === ".csv" ? checkCsv(text) : checkLists(parseJson(text, path.basename(file, ext).toLowerCase()));
+  const rows = ext === ".csv" ? { rows: checkCsv(text), requirements: [] } : checkLists(parseJson(text, path.basename(file, ext).toLowerCase()));
   await loadShippedReferenceData(deps.db); // corridors refer to the ISO countries and currencies
   await writeRows(deps, actor, rows, { action: "reference.imported", target: path.basename(file) });
-  return { institutions: rowsOf(rows, "institution").length, branches: rowsOf(rows, "branch").length, corridors: rowsOf(rows, "corridor").length };
+  const count = (kind: RowKind) => rowsOf(rows.rows, kind).length;
+  return { institutions: count("institution"), branches: count("branch"), corridors: count("corridor"), requirements: rows.requirements.length };
 }
 
 /** An admin mutation: the checks and the write of a one-row import; errors name the input field. */
@@ -94,13 +115,13 @@ export async function upsertReferenceRow(deps: WriteDeps, actor: Actor, kind: Ro
   const errors: FieldError[] = [];
   const row = checkRow(kind, input, (f) => f, errors);
   if (!row) throw invalid(errors);
-  await writeRows(deps, actor, [{ ...row, name: (f) => f }], { action: `reference.${kind}.upserted`, target: row.row.id });
+  await writeRows(deps, actor, { rows: [{ ...row, name: (f) => f }], requirements: [] }, { action: `reference.${kind}.upserted`, target: row.row.id });
   return row.row.id;
 }
 
 /** The object form, or one list in a file named after it (`corridors.json`, as shipped). */
 function parseJson(text: string, baseName: string): Record<string, unknown> {
-  const lists = Object.values(LISTS);
+  const lists = [...Object.values(LISTS), REQUIREMENTS];
   try {
     const value = JSON.parse(text) as unknown;
     if (Array.isArray(value) && lists.includes(baseName)) return { [baseName]: value };
@@ -112,7 +133,7 @@ function parseJson(text: string, baseName: string): Record<string, unknown> {
     {
       field: "file",
       code: "invalid",
-      message: `A JSON import must be an object {"institutions": [], "branches": [], "corridors": []}, or one list in a file named ${lists.map((l) => `${l}.json`).join(", ")}.`,
+      message: `A JSON import must be an object {"institutions": [], "branches": [], "corridors": [], "requirements": []}, or one list in a file named ${lists.map((l) => `${l}.json`).join(", ")}.`,
     },
   ]);
 }
@@ -122,8 +143,9 @@ const inFile =
   (field) =>
     `${prefix}.${toSnake(field)}`;
 
-function checkLists(lists: Record<string, unknown>): Located[] {
+function checkLists(lists: Record<string, unknown>): Rows {
   const errors: FieldError[] = [];
+  const requirements = checkRequirements(lists[REQUIREMENTS] ?? [], errors);
   const rows = ROW_KINDS.flatMap((kind) => {
     const list = lists[LISTS[kind]] ?? [];
     if (!Array.isArray(list)) {
@@ -134,7 +156,31 @@ function checkLists(lists: Record<string, unknown>): Located[] {
       located(checkRow(kind, camelKeys(item) as Record<string, unknown>, inFile(`${LISTS[kind]}.${i}`), errors), inFile(`${LISTS[kind]}.${i}`)),
     );
   });
-  return settle(rows, errors);
+  return { rows: settle(rows, errors), requirements: requirements as LocatedRequirement[] };
+}
+
+const REQUIREMENTS = "requirements";
+
+/** Each requirement row checked; a (corridor, version) twice in the file is an error. */
+function checkRequirements(list: unknown, errors: FieldError[]): (LocatedRequirement | undefined)[] {
+  if (!Array.isArray(list)) {
+    errors.push({ field: REQUIREMENTS, code: "invalid", message: "requirements must be a list." });
+    return [];
+  }
+  const seen = new Set<string>();
+  return list.map((item, i) => {
+    const name = inFile(`${REQUIREMENTS}.${i}`);
+    const row = item && typeof item === "object" ? checkRequirementRow(item as Record<string, unknown>, name, errors) : undefined;
+    if (!row) {
+      if (!item || typeof item !== "object") errors.push({ field: name("row"), code: "invalid", message: `${REQUIREMENTS}.${i} must be an object.` });
+      return undefined;
+    }
+    const key = `${row.corridorId}@${row.version}`;
+    if (seen.has(key))
+      errors.push({ field: name("version"), code: "duplicate", message: `${name("version")} repeats version ${row.version} of ${row.corridorId}.` });
+    seen.add(key);
+    return { row, name };
+  });
 }
 
 function checkCsv(text: string): Located[] {
@@ -188,9 +234,19 @@ function settle(rows: (Located | undefined)[], errors: FieldError[]): Located[] 
 
 const rowsOf = <K extends RowKind>(rows: Located[], kind: K) => rows.filter((r) => r.kind === kind) as (Located & Extract<Row, { kind: K }>)[];
 
-/** Inside the write's transaction: branches need their institution, corridors a known currency and a free (country, currency, type). */
-async function checkReferences(tx: Tx, rows: Located[]) {
+/**
+ * Inside the write's transaction: branches need their institution, corridors a known currency and a
+ * free (country, currency, type), requirements their corridor.
+ */
+async function checkReferences(tx: Tx, { rows, requirements }: Rows) {
   const errors: FieldError[] = [];
+  const corridorIds = new Set([
+    ...rowsOf(rows, "corridor").map((c) => c.row.id),
+    ...(await tx.corridor.findMany({ where: { id: { in: requirements.map((r) => r.row.corridorId) } }, select: { id: true } })).map((c) => c.id),
+  ]);
+  for (const r of requirements)
+    if (!corridorIds.has(r.row.corridorId))
+      errors.push({ field: r.name("corridorId"), code: "not_found", message: `${r.name("corridorId")} names no corridor in the file or the catalogue.` });
   const miss = (r: Located, field: string, message: string) => errors.push({ field: r.name(field), code: "not_found", message: `${r.name(field)} ${message}` });
   const branches = rowsOf(rows, "branch");
   const named = new Set([
@@ -251,15 +307,28 @@ const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Prom
 };
 
 /** With an event bus (a request), caches of lookup answers hear of the change once it commits. */
-async function writeRows({ transact }: WriteDeps, actor: Actor, rows: Located[], entry: { action: string; target: string }) {
+async function writeRows({ transact }: WriteDeps, actor: Actor, written: Rows, entry: { action: string; target: string }) {
+  const { rows, requirements } = written;
   await transact(
     actor,
     async ({ tx, audit, emit }) => {
-      await checkReferences(tx, rows);
+      await checkReferences(tx, written);
+      const touched = [...rowsOf(rows, "corridor").map((c) => c.row.id), ...requirements.map((r) => r.row.corridorId)];
+      const before = await corridorStates(tx, touched);
       // institutions first: branches refer to them
       for (const kind of ROW_KINDS) for (const row of rowsOf(rows, kind)) await (UPSERT[kind] as (tx: Tx, row: Row) => Promise<unknown>)(tx, row);
+      for (const { row } of requirements) {
+        const data = requirementData(row);
+        await tx.corridorRequirement.upsert({
+          where: { corridorId_version: { corridorId: row.corridorId, version: row.version } },
+          create: data,
+          update: data,
+        });
+      }
       await markBranched(tx, rowsOf(rows, "branch"));
-      const changed = ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]);
+      const changes = corridorChanges(before, await corridorStates(tx, touched), new Date());
+      await announceCorridorChanges(tx, (clientId, change) => emit("reference.corridor.updated", clientId, change), changes);
+      const changed = [...ROW_KINDS.filter((k) => rowsOf(rows, k).length).map((k) => LISTS[k]), ...(requirements.length ? [REQUIREMENTS] : [])];
       audit({ action: entry.action, targetType: "reference_data", targetId: entry.target, changedFields: changed });
       emit("reference.updated", { kind: entry.action, id: entry.target });
     },
@@ -294,6 +363,14 @@ const branchData = ({ row: r }: { row: BranchRow }) => ({
   nameKey: searchKey(r.name),
   cityKey: r.city ? searchKey(r.city) : null,
   searchKey: searchKey(r.name, r.code, r.city, r.address),
+});
+/** The spec stored as the catalogue writes it (snake_case): what the change feed diffs and the answer is built from. */
+const requirementData = (r: RequirementRow) => ({
+  corridorId: r.corridorId,
+  version: r.version,
+  effectiveAt: r.effectiveAt,
+  source: r.source,
+  spec: r.spec as object,
 });
 const corridorData = ({ row: r }: { row: CorridorRow }) => ({
   ...r,

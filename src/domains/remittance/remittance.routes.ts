@@ -5,13 +5,15 @@
  * rarely; `private` because it is served only to API keys).
  */
 import { toCamel } from "../../lib/case.js";
-import { queryVariables, restOperation, type RestRequest, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type RestRequest, type Route } from "../../rest/route.js";
 
 export const LOOKUP_CACHE_CONTROL = "private, max-age=300";
 /** served from memory this long; an admin change clears it at once (rest/shared-cache.ts) */
 const SHARED_CACHE_MS = 60_000;
 const CORRIDOR =
   "id receivingCountry receivingCurrency receivingInstitutionType minAmount maxAmount deliveryEstimate { minHours maxHours description } requiredFields userTypes status";
+const VERSION = "version effectiveAt source schema";
+const REQUIREMENTS = `corridorId requirements { ${VERSION} } futureRequirements { ${VERSION} }`;
 /** Each REST item's fields, written in GraphQL's camelCase (restOperation aliases them to snake_case). */
 export const LOOKUP_FIELDS = {
   institution: "id name type country bic localCode localCodeType hasBranches status",
@@ -135,5 +137,29 @@ export const remittanceRoutes: Route[] = [
     operation: restOperation(`query Corridor($id: ID!) { corridor(id: $id) { ${LOOKUP_FIELDS.corridorDetails} } }`),
     variables: (req) => ({ id: req.params.id }),
     field: "corridor",
+  },
+  {
+    method: "GET",
+    path: "/v2/payouts/remittances/corridors/{id}/requirements",
+    summary: "A corridor's payout requirements as JSON Schema 2020-12, and the next version if one is imported (future_requirements)",
+    scope: "lookups:read",
+    cacheControl: LOOKUP_CACHE_CONTROL,
+    queryParams: ["payout_method", "amount"],
+    operation: restOperation(
+      `query CorridorRequirements($id: ID!, $payoutMethod: String, $amount: MinorUnits) { corridorRequirements(corridorId: $id, payoutMethod: $payoutMethod, amount: $amount) { ${REQUIREMENTS} } }`,
+    ),
+    variables: (req) => ({ id: req.params.id, ...queryVariables(req, ["payout_method", "amount"]) }),
+    field: "corridorRequirements",
+  },
+  {
+    method: "POST",
+    path: "/v2/payouts/remittances/beneficiaries/validate",
+    summary: "Dry run: check a payout (amount, sender, beneficiary) against the corridor's requirements; 422 BENEFICIARY_INVALID lists every problem",
+    scope: "lookups:read",
+    operation: restOperation(
+      `query ValidateBeneficiary($input: ValidateBeneficiaryInput!) { validateBeneficiary(input: $input) { corridorId requirementsVersion payout } }`,
+    ),
+    variables: (req) => ({ input: bodyInput(req) }),
+    field: "validateBeneficiary",
   },
 ];

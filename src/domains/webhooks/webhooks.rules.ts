@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "user.risk_level.updated",
   "review.opened",
   "review.decided",
+  "reference.corridor.updated",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 const ALL_EVENTS = "*";

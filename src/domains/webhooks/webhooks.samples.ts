@@ -78,6 +78,14 @@ const SAMPLE_DATA: Record<WebhookEventType, (userId: string, at: string) => obje
   "check.transaction_monitoring.updated": checkEvent(CheckType.TRANSACTION_MONITORING),
   "review.opened": review(false),
   "review.decided": review(true),
+  "reference.corridor.updated": (_userId, at) => ({
+    corridor_id: "in-inr-bank",
+    change: "corridor",
+    version: null,
+    previous_version: null,
+    effective_at: at,
+    diff: [{ op: "replace", path: "/max_amount", value: 200000000 }],
+  }),
 };
 
 /** A new test event of `type`: a fresh id each time, so each is its own event to the receiver. */
