@@ -54,13 +54,16 @@ describe("cli while the server runs", () => {
       await t.app.start(0);
       const key = (await t.createClient("Reader", ["lookups:read"])).key;
       expect((await t.rest("GET", thaiCorridors, { key })).body.data).toEqual([]); // now cached for 60 s
-      expect(await cli(dataDir, "reference", "import", "docs/examples/catalogue.csv")).toEqual({ imported: { institutions: 1, branches: 2, corridors: 1 } });
+      expect(await cli(dataDir, "reference", "import", "docs/examples/catalogue.csv")).toEqual({
+        imported: { institutions: 1, branches: 2, corridors: 1, requirements: 0 },
+      });
       expect((await t.rest("GET", thaiCorridors, { key })).body.data.map((c: { id: string }) => c.id)).toEqual(["th-thb-bank"]);
       // the shipped files themselves, each a bare list named by its file
       for (const [file, count] of [
         ["institutions", 268],
         ["branches", 710],
         ["corridors", 28],
+        ["requirements", 28],
       ] as const)
         expect((await cli(dataDir, "reference", "import", `data/remittance/${file}.json`)).imported[file]).toBe(count);
       expect((await cli(dataDir, "reference", "import", "docs/examples/catalogue.json")).imported).toEqual({
