@@ -23,7 +23,7 @@ import { buildWatchlist, SHIPPED_WATCHLIST } from "../src/domains/checks/screeni
 import { diffWatchlists, entriesList } from "../src/domains/checks/screening/watchlist-diff.js";
 import { importWatchlistFile } from "../src/domains/checks/screening/watchlist-import.js";
 import { CULTURES } from "../src/domains/checks/screening/testset/common-names.js";
-import type { TestCase } from "../src/domains/checks/screening/testset/build-testset.js";
+import type { TestCase } from "../src/domains/checks/screening/testset/test-case.js";
 
 const url = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const userCount = Number(process.env.BENCH_USERS ?? 100_000);

@@ -10,7 +10,7 @@ import type { Cipher } from "../../lib/crypto.js";
 import type { RuleBook } from "../compliance/compliance.service.js";
 import { requirementsOf, type RequirementFacts } from "../compliance/compliance.service.js";
 import type { CheckOutcome } from "./checks.rules.js";
-import { screenPerson } from "./screening/screen-person.js";
+import { screenPerson, type ScreeningResult } from "./screening/screen-person.js";
 import { sandboxListMatch } from "./screening/sandbox-list.js";
 import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 import { loadWatchlist, type Watchlist } from "./screening/watchlist.js";
@@ -77,7 +77,16 @@ function sanctionsProvider(watchlist: WatchlistSource): CheckProvider {
       const counted = result.matches.filter((m) => !m.suppressed);
       const quieted = result.matches.length - counted.length;
       const reasons = [...(counted[0]?.reasons ?? ["no_match"]), ...(quieted ? [`suppressed_false_positives:${quieted}`] : [])];
-      return { status: result.status, score: result.score, reasons, matches: result.matches, provider };
+      // the matcher's version and configuration beside the list's (`provider`): what a re-screen compares to tell a change of either from one of the person's
+      const outcome: CheckOutcome & Pick<ScreeningResult, "matcher"> = {
+        status: result.status,
+        score: result.score,
+        reasons,
+        matches: result.matches,
+        provider,
+        matcher: result.matcher,
+      };
+      return outcome;
     },
   };
 }

@@ -2,7 +2,7 @@
 import { OPERATOR_ONLY } from "../../principal.js";
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
-const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger decidedBy result { score reasons matches provider } createdAt completedAt";
+const CHECK_REST_FIELDS = "check_id: id userId clientId type status trigger decidedBy result { score reasons matches provider matcher } createdAt completedAt";
 
 export const checksRoutes: Route[] = [
   {

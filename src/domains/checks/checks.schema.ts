@@ -23,7 +23,7 @@ builder.enumType(CheckDecider, {
     "Who made a run's result: SYSTEM, a provider's automatic run; OPERATOR, a person (a result posted with the operator key); PROVIDER, an upstream provider's own confirmed decision (posted)",
 });
 
-type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string };
+type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string; matcher?: unknown };
 const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   fields: (t) => ({
     score: t.float({ nullable: true, resolve: (r) => r.score ?? null }),
@@ -38,6 +38,13 @@ const CheckResult = builder.objectRef<Result>("CheckResult").implement({
       description:
         "Who decided: a built-in provider and its data version (ofac-sdn-2024-05-03+…, rules:SG@v1, fatf@2025-10-24), or upstream for a posted result",
       resolve: (r) => r.provider ?? null,
+    }),
+    matcher: t.field({
+      type: "JSON",
+      nullable: true,
+      description:
+        "The built-in sanctions screening's matcher: {version, config} (name-match/2…; its thresholds, weights and key kinds). The same user data screened on the same list version (`provider`) and matcher version gives the same result. Null for other checks and posted results",
+      resolve: (r) => r.matcher ?? null,
     }),
   }),
 });

@@ -2,7 +2,7 @@
 import { bodyInput, restOperation, type Route } from "../../rest/route.js";
 
 const CLOCK = "now offsetSeconds movedAt";
-const RUN = "check_id: id userId type status trigger decidedBy result { score reasons matches provider } createdAt completedAt";
+const RUN = "check_id: id userId type status trigger decidedBy result { score reasons matches provider matcher } createdAt completedAt";
 
 export const sandboxRoutes: Route[] = [
   {

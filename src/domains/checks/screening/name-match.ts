@@ -65,9 +65,11 @@ const PARTICLES = new Set([
   "ash",
   "an",
   "bin",
+  "ben",
   "ibn",
   "bint",
   "binti",
+  "ould",
   "de",
   "del",
   "della",
@@ -128,6 +130,7 @@ function nameWords(text: string): string[] {
 function fold(word: string): string {
   return word
     .replace(/^abd(?:ou|u|e|a|o)?(?:l|r|s|n)(?=[a-z]{3})/, "abd")
+    .replace(/^abd(?:ou|u|e|a|o)l$/, "abd")
     .replace(/^ye(?=[a-z]{3})/, "e")
     .replace(/^j(?=[aeiou])/, "y")
     .replace(/sch/g, "sh")
@@ -163,7 +166,9 @@ export function parseName(text: string, table = new WordTable(-1)): ParsedName {
   // `SURNAME, Given` is compared in the order people write it: given names, then surname
   const words = comma > 0 ? [...nameWords(text.slice(comma + 1)), ...surnameWords] : nameWords(text);
   const tokens = words.map((w) => table.get(w));
-  const particle = tokens.map((t, i) => t.connective && i > 0 && i < tokens.length - 1);
+  // a one-letter connective beside an initial is an initial too (`P Y Sorokin`, not `Ortega y Gasset`)
+  const besideInitial = (i: number) => tokens[i - 1]?.initial || tokens[i + 1]?.initial;
+  const particle = tokens.map((t, i) => t.connective && i > 0 && i < tokens.length - 1 && !(t.initial && besideInitial(i)));
   const real = tokens.map((t, i) => !particle[i] && !t.initial);
   const units: Unit[] = tokens.map((word, i) => ({ word, covers: [i], mask: bit(i), real: real[i]!, particle: particle[i]! }));
   const surnameFrom = words.length - surnameWords.length;
@@ -188,7 +193,7 @@ export function parseName(text: string, table = new WordTable(-1)): ParsedName {
 export function tokenSimilarity(a: Word, b: Word): number {
   if (a.text === b.text) return 1;
   if (a.folded === b.folded) return 0.97;
-  if (a.initial || b.initial) return a.text[0] === b.text[0] ? 0.8 : 0;
+  if (a.initial || b.initial) return a.text[0] === b.text[0] ? ALIGNMENT_CONFIG.initialSimilarity : 0;
   // folding can also pull a typo further away (`khoroneko`/`khooneko` → `horoneko`/`huneko`)
   const jw = Math.max(jaroWinkler(a.folded, b.folded), jaroWinkler(a.text, b.text));
   const shortest = Math.min(a.folded.length, b.folded.length);
@@ -202,15 +207,21 @@ export function tokenSimilarity(a: Word, b: Word): number {
 export interface Alignment {
   /** 0…1 */
   score: number;
-  /** pairs [query token index, listed token index] as matched (pairs from joined words repeat indices) */
-  pairs: { query: number[]; listed: number[]; similarity: number }[];
+  /** pairs [query token index, listed token index] as matched (pairs from joined words repeat indices), and the units paired */
+  pairs: { query: number[]; listed: number[]; similarity: number; units: { query: Unit; listed: Unit } }[];
   unmatchedQuery: number;
   unmatchedListed: number;
   reordered: boolean;
   /** every word on both sides paired with the same word (spelling folded): the name as listed */
   complete: boolean;
-  /** the least similar pair: a word that only loosely resembles the listed one (below LOOSE_PAIR) */
+  /** the least similar pair of words (initials aside): a word that only loosely resembles the listed one (below LOOSE_PAIR) */
   weakest: number;
+  /** how many words that identify the person (not particles, not initials) paired: the fewer of theirs and of the listed name's */
+  realPaired: number;
+  /** the person's first word paired nothing while a listed given name is left over: another given name, not a missing one */
+  otherGivenName: boolean;
+  /** one word of the person's pairs and the rest are initials that do (allowed by `oneWord` only) */
+  initialsOnly: boolean;
 }
 
 export const MATCH_FLOOR = 0.78;
@@ -219,23 +230,43 @@ const JOINED_FLOOR = 0.94;
 export const LOOSE_PAIR = 0.85;
 export const MISSING_QUERY_TOKEN = 0.07;
 const MISSING_LISTED_TOKEN = 0.04;
-const OTHER_GIVEN_NAME = 0.03;
+/** the person's first word paired with nothing: an extra name they go by… */
+const EXTRA_FIRST_NAME = 0.03;
+/** …or, when a listed given name is left over too, another given name: a conflict, costing more than a dropped name */
+const OTHER_GIVEN_NAME = 0.08;
 const PARTICLE_WEIGHT = 0.15;
+const INITIAL_WEIGHT = 0.4;
+
+/** The alignment's thresholds and weights as plain JSON, recorded with every screening result (screen-person.ts MATCHER). */
+export const ALIGNMENT_CONFIG = {
+  matchFloor: MATCH_FLOOR,
+  joinedFloor: JOINED_FLOOR,
+  loosePair: LOOSE_PAIR,
+  missingQueryToken: MISSING_QUERY_TOKEN,
+  missingListedToken: MISSING_LISTED_TOKEN,
+  extraFirstName: EXTRA_FIRST_NAME,
+  otherGivenName: OTHER_GIVEN_NAME,
+  particleWeight: PARTICLE_WEIGHT,
+  initialWeight: INITIAL_WEIGHT,
+  initialSimilarity: 0.8,
+} as const;
 
 /** How many words identify the person (not particles, not initials). */
 export const realWords = (name: ParsedName) => name.real.filter(Boolean).length;
-const weight = (name: ParsedName, i: number) => (name.particle[i] ? PARTICLE_WEIGHT : name.tokens[i]!.initial ? 0.4 : 1);
+const weight = (name: ParsedName, i: number) => (name.particle[i] ? PARTICLE_WEIGHT : name.tokens[i]!.initial ? INITIAL_WEIGHT : 1);
 
 /**
  * Best one-to-one pairing of the two names' words (greedy on similarity, words may be joined),
  * then: mean similarity of what paired, minus a little for each word on either side left over.
- * `null` when fewer than two real words pair up (one, when a name has only one) or, for a listed
- * `SURNAME, Given` name, when nothing of the surname pairs.
+ * `null` when fewer than two real words pair up (one, when a name has only one, or with `oneWord`
+ * when every other word of the person's is an initial that pairs) or, for a listed `SURNAME, Given`
+ * name, when nothing of the surname pairs.
  */
 export function alignNames(
   query: ParsedName,
   listed: ParsedName,
   similarity: (q: Unit, l: Unit) => number = (q, l) => tokenSimilarity(q.word, l.word),
+  { oneWord = false }: { oneWord?: boolean } = {},
 ): Alignment | null {
   const candidates: { q: Unit; l: Unit; s: number }[] = [];
   for (const q of query.units)
@@ -248,36 +279,71 @@ export function alignNames(
       // words written together must be spelt (almost) the same as apart: `yuhan` is not `yuhua`
       if (s >= (q.covers.length === l.covers.length ? MATCH_FLOOR : JOINED_FLOOR)) candidates.push({ q, l, s });
     }
-  candidates.sort((a, b) => b.s - a.s || a.q.covers.length + a.l.covers.length - b.q.covers.length - b.l.covers.length);
+  // on a tie, the surname's word: a word listed twice (`SIHAB, Ahmed Abdulrahman Sihab`) pairs where the surname rule wants it
+  const inSurname = (l: Unit) => (listed.surname[l.covers[0]!] ? 0 : 1);
+  candidates.sort((a, b) => b.s - a.s || a.q.covers.length + a.l.covers.length - b.q.covers.length - b.l.covers.length || inSurname(a.l) - inSurname(b.l));
   let usedQ = 0;
   let usedL = 0;
   const pairs: Alignment["pairs"] = [];
   let sum = 0;
   let weights = 0;
   let realPaired = 0;
+  let listedRealPaired = 0;
   for (const { q, l, s } of candidates) {
     if (q.mask & usedQ || l.mask & usedL) continue;
     usedQ |= q.mask;
     usedL |= l.mask;
-    pairs.push({ query: q.covers, listed: l.covers, similarity: s });
+    pairs.push({ query: q.covers, listed: l.covers, similarity: s, units: { query: q, listed: l } });
     for (const i of q.covers) {
       const w = weight(query, i);
       sum += w * s;
       weights += w;
       if (query.real[i]) realPaired++;
     }
+    for (const i of l.covers) if (listed.real[i]) listedRealPaired++;
   }
+  // two words on each side: two of the person's written together (`Mohammad Hu` → `mohammadhu`) pairing one
+  // listed word (`Mohamedou`) are one word of the list's, not two
+  realPaired = Math.min(realPaired, listedRealPaired);
   const single = realWords(query) === 1 && realWords(listed) === 1;
-  if (weights === 0 || (realPaired < 2 && !single)) return null;
+  // one word and initials: every word of the person's pairs, an initial among them
+  const initialsAside = oneWord && realPaired === 1 && query.tokens.every((_, i) => usedQ & bit(i)) && pairs.some((p) => p.units.query.word.initial);
+  if (weights === 0 || (realPaired < 2 && !single && !initialsAside)) return null;
   if (listed.surname.some(Boolean) && !listed.surname.some((isSurname, i) => isSurname && usedL & bit(i))) return null;
   const leftOver = (name: ParsedName, used: number) => name.tokens.reduce((t, _, i) => t + (used & bit(i) ? 0 : weight(name, i)), 0);
   const unmatchedQuery = leftOver(query, usedQ);
   const unmatchedListed = leftOver(listed, usedL);
   const order = [...pairs].sort((a, b) => a.query[0]! - b.query[0]!).map((p) => p.listed[0]!);
-  // the name a person goes by (their first word) matching nothing listed is a different given name, not a missing one
-  const firstUnpaired = query.tokens.length > 1 && query.real[0] && !(usedQ & 1) ? OTHER_GIVEN_NAME : 0;
-  const score = sum / weights - MISSING_QUERY_TOKEN * unmatchedQuery - MISSING_LISTED_TOKEN * unmatchedListed - firstUnpaired;
+  // the name a person goes by (their first word) matching nothing listed is an extra name, and a different
+  // given name when a listed given name is left over too
+  const firstUnpaired = query.tokens.length > 1 && query.real[0] && !(usedQ & 1);
+  const givenLeftOver = listed.surname.some(Boolean) && listed.tokens.some((_, i) => listed.real[i] && !listed.surname[i] && !(usedL & bit(i)));
+  const otherGivenName = firstUnpaired && givenLeftOver;
+  const firstPenalty = otherGivenName ? OTHER_GIVEN_NAME : firstUnpaired ? EXTRA_FIRST_NAME : 0;
+  const score = sum / weights - MISSING_QUERY_TOKEN * unmatchedQuery - MISSING_LISTED_TOKEN * unmatchedListed - firstPenalty;
   const complete = unmatchedQuery < 0.5 && unmatchedListed < 0.5 && pairs.every((p) => p.similarity >= 0.97);
-  const weakest = Math.min(...pairs.map((p) => p.similarity));
-  return { score, pairs, unmatchedQuery, unmatchedListed, reordered: order.some((v, i) => i > 0 && v < order[i - 1]!), complete, weakest };
+  // an initial agreeing with a name is no loose resemblance of two words
+  const weakest = Math.min(1, ...pairs.filter((p) => p.units.query.real && p.units.listed.real).map((p) => p.similarity));
+  const reordered = order.some((v, i) => i > 0 && v < order[i - 1]!);
+  const initialsOnly = realPaired < 2 && !single;
+  return { score, pairs, unmatchedQuery, unmatchedListed, reordered, complete, weakest, realPaired, otherGivenName, initialsOnly };
+}
+
+/** Whether two spellings are at most `max` edits apart (a letter changed, left out, added, or two swapped): typing slips. */
+export function withinEdits(a: string, b: string, max: number): boolean {
+  if (Math.abs(a.length - b.length) > max) return false;
+  // optimal string alignment distance, three rows at a time; stops once a whole row is past `max`
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
+    }
+    if (Math.min(...row) > max) return false;
+    [before, previous] = [previous, row];
+  }
+  return previous[b.length]! <= max;
 }

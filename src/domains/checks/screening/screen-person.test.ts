@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareBirthDate, screenPerson, type PersonToScreen } from "./screen-person.js";
-import { alignNames, parseName } from "./name-match.js";
+import { compareBirthDate, MATCHER, MATCHER_VERSION, screenPerson, type PersonToScreen } from "./screen-person.js";
+import { alignNames, parseName, withinEdits } from "./name-match.js";
 import { parseBirthDate } from "./sdn-parse.js";
 import { loadWatchlist, type Watchlist } from "./watchlist.js";
 
@@ -20,6 +20,9 @@ const QADHAFI = "12606"; // QADHAFI, Muammar; DOB 1942
 const OREJUELA = "4107"; // RODRIGUEZ OREJUELA, Gilberto Jose; DOB 31 Jan 1939
 const AL_MASRI = "6367"; // AL-MASRI, Abu Hafs; DOB 1951 / 1956 / 1944; weak alias ABU HAFS
 const TIKRITI = "7846"; // AL-TIKRITI, Abid Hamid Mahmud; DOB circa 1957; nationality Iraq
+const KACHANOV = "46058"; // KACHANOV, Oleg Yurevich; DOB 29 Jun 1976
+const MNANGAGWA = "7513"; // MNANGAGWA, Emmerson Dambudzo; DOB 15 Sep 1946, alt. 15 Sep 1942
+const SIHAB = "15208"; // SIHAB, Ahmed Abdulrahman Sihab Ahmed; DOB 16 Aug 1983
 
 describe("screenPerson", () => {
   it("finds Qaddafi however his name is transliterated, in any script", () => {
@@ -129,6 +132,65 @@ describe("screenPerson", () => {
     expect(screen(person)).toEqual(screen(person));
     expect(screen(person).watchlistVersion).toBe("ofac-sdn-2024-05-03+210ca6b4a818");
   });
+
+  it("names the matcher's version and the thresholds, weights and key kinds it used, as plain JSON", () => {
+    const { matcher } = screen({ firstName: "John", lastName: "Smith" });
+    expect(matcher).toBe(MATCHER);
+    expect(matcher.version).toBe(MATCHER_VERSION);
+    expect(JSON.parse(JSON.stringify(matcher))).toEqual(matcher);
+    expect(matcher.config).toMatchObject({
+      thresholds: { considerAt: 0.86, rejectAt: 0.95, rejectNameAt: 0.92 },
+      dateOfBirth: { exact: 0.07, conflict: -0.12 },
+      alignment: { matchFloor: 0.78, missingListedToken: 0.04, otherGivenName: 0.08 },
+      keys: { spellingLessTwoLetters: { fromLetters: 7 } },
+    });
+    expect(Object.isFrozen(matcher.config.alignment)).toBe(true);
+  });
+});
+
+describe("weighing the evidence beyond the name", () => {
+  it("makes a family name two typing slips off a possible match with the exact date of birth and the given names agreeing, never more", () => {
+    for (const [entryId, person] of [
+      [KACHANOV, { firstName: "Oleg", middleName: "Yurevich", lastName: "Kcahanocv", dateOfBirth: "1976-06-29" }],
+      [MNANGAGWA, { firstName: "Emmerson", middleName: "Dambudzo", lastName: "Mnnagawga", dateOfBirth: "1942-09-15" }],
+    ] as const) {
+      const match = screen(person).matches.find((m) => m.entryId === entryId);
+      expect(match).toMatchObject({ status: "CONSIDER", reasons: expect.arrayContaining(["name_near", "dob_exact"]) });
+      expect(match!.explanation.name.basis).toBe("near");
+    }
+    // without the date of birth, or with another, the near word is no evidence
+    expect(against(KACHANOV, { firstName: "Oleg", middleName: "Yurevich", lastName: "Kcahanocv" }).status).toBe("CLEAR");
+    expect(against(KACHANOV, { firstName: "Oleg", middleName: "Yurevich", lastName: "Kcahanocv", dateOfBirth: "1977-06-29" }).status).toBe("CLEAR");
+    // nor when a given name disagrees too
+    expect(against(KACHANOV, { firstName: "Ivan", middleName: "Yurevich", lastName: "Kcahanocv", dateOfBirth: "1976-06-29" }).status).toBe("CLEAR");
+  });
+
+  it("finds a person by the first of several given names, and by initials with the exact date of birth", () => {
+    expect(against(SIHAB, { firstName: "Ahmed", lastName: "Sihab", dateOfBirth: "1983-08-16" }).status).toBe("CONSIDER");
+    const initials = screen({ firstName: "O.", middleName: "Y.", lastName: "Kachanov", dateOfBirth: "1976-06-29" }).matches.find((m) => m.entryId === KACHANOV);
+    expect(initials).toMatchObject({ status: "CONSIDER", reasons: expect.arrayContaining(["name_initials", "dob_exact"]) });
+    expect(against(KACHANOV, { firstName: "O.", middleName: "Y.", lastName: "Kachanov" }).status).toBe("CLEAR");
+    expect(against(KACHANOV, { firstName: "Oleg", middleName: "Y.", lastName: "Kachanov" }).status).toBe("CONSIDER");
+  });
+
+  it("weighs a dropped given name less than a wrong one", () => {
+    const listed = parseName("KACHANOV, Oleg Yurevich");
+    const dropped = alignNames(parseName("Oleg Kachanov"), listed)!;
+    const wrong = alignNames(parseName("Ivan Yurevich Kachanov"), listed)!;
+    expect(wrong.otherGivenName).toBe(true);
+    expect(dropped.score).toBeGreaterThan(wrong.score + 0.1);
+    expect(against(KACHANOV, { firstName: "Oleg", lastName: "Kachanov" }).status).toBe("CONSIDER");
+    const other = screen({ firstName: "Ivan", middleName: "Yurevich", lastName: "Kachanov" });
+    expect(other.status).toBe("CLEAR");
+  });
+
+  it("leaves clear a name that shares only a given name with a listed person, with another date of birth or none", () => {
+    for (const person of [
+      { firstName: "Oleg", lastName: "Brandt", dateOfBirth: "1990-03-14" },
+      { firstName: "Emmerson", lastName: "Moyo" },
+    ])
+      expect([person, screen(person).status]).toEqual([person, "CLEAR"]);
+  });
 });
 
 describe("name alignment and dates", () => {
@@ -139,6 +201,20 @@ describe("name alignment and dates", () => {
 
   it("needs part of a listed surname: given names alone are not a match", () => {
     expect(alignNames(parseName("Miguel Angel Perez"), parseName("SOTO PARRA, Miguel Angel"))).toBeNull();
+  });
+
+  it("pairs a word listed both as a given name and as the surname with the surname", () => {
+    expect(alignNames(parseName("Ahmed Sihab"), parseName("SIHAB, Ahmed Abdulrahman Sihab Ahmed"))).toMatchObject({
+      pairs: expect.arrayContaining([expect.objectContaining({ query: [1], listed: [4] })]),
+    });
+  });
+
+  it("counts typing slips: a letter changed, left out, added, or two swapped", () => {
+    expect(withinEdits("kachanov", "kcahanocv", 2)).toBe(true);
+    expect(withinEdits("mnangagwa", "mnnagawga", 2)).toBe(true);
+    expect(withinEdits("kachanov", "kcahanocv", 1)).toBe(false);
+    expect(withinEdits("kachanov", "kasyanov", 1)).toBe(false);
+    expect(withinEdits("ostad", "oatad", 1)).toBe(true);
   });
 
   it("compares dates of birth with circa, ranges and day/month written the other way round", () => {

@@ -1,10 +1,10 @@
 /**
  * A loaded watchlist: the parsed SDN individuals, every one's name and alias, and a two-level
  * blocking index. Level 1, over the vocabulary (the distinct words of every name): key (sound, spelling,
- * spelling less one letter) → words. Level 2: word → names using it. A screening compares each of
- * the person's words with the few hundred listed words sharing a key, keeps the similar ones, and
- * aligns only the names holding similar words for two of the person's words (parsed again then:
- * a few dozen a screening).
+ * spelling less one letter; and for long words, spelling less two letters) → words. Level 2: word →
+ * names using it. A screening (retrieval.ts) compares each of the person's words with the few hundred
+ * listed words sharing a key, keeps the similar ones, and aligns only the names holding similar words
+ * for two of the person's words (parsed again then: a few dozen a screening).
  *
  * Both levels are typed arrays, not Maps of arrays: the list lives as long as the process, and
  * every major GC marks what it holds. As hundreds of thousands of small objects it made every marking
@@ -56,8 +56,10 @@ export interface Watchlist {
   /** group w: indices in `names` of the names using word w (alone or as two joined words) */
   namesByWord: Groups;
   stats: { entries: number; individuals: number; names: number; words: number; keys: number; buildMs: number };
-  /** scratch for one screening (one at a time: screening is synchronous) */
-  scratch: { hits: Uint32Array; seen: Int32Array; stamp: number };
+  /** 1 for the names holding one word twice (`MUHAMMAD, Muhammad Ali`): one word of theirs can pair two of a person's */
+  repeats: Uint8Array;
+  /** scratch for one screening (one at a time: screening is synchronous): what retrieval.ts found of each name, the words looked at */
+  scratch: { hits: Uint32Array; nearHits: Uint32Array; firstWord: Int32Array; spread: Uint8Array; seen: Int32Array; stamp: number };
 }
 
 /**
@@ -74,6 +76,35 @@ export function blockingKeys(word: Word): string[] {
   }
   return [...keys];
 }
+
+/** Near keys come from listed words of this many letters on: two slips in a shorter word leave too little to tell names apart. */
+const NEAR_FROM = 7;
+
+/**
+ * Near keys of a word as written: the spelling whole, less one letter and less two, none shorter than
+ * NEAR_FROM - 2, so two words two typing slips apart (`kachanov`/`kcahanocv`) share one. A listed word
+ * has them from NEAR_FROM letters on, a person's from NEAR_FROM - 2 (`from`). Apart from the blocking
+ * keys: a word that shares only these is a near word, which counts only with more evidence (screen-person.ts).
+ */
+export function nearKeys(text: string, from = NEAR_FROM): string[] {
+  if (text.length < from) return [];
+  const keys = new Set([`n:${text}`]);
+  for (let i = 0; i < text.length; i++) {
+    const less = text.slice(0, i) + text.slice(i + 1);
+    if (less.length < NEAR_FROM - 2) break;
+    keys.add(`n:${less}`);
+    if (less.length > NEAR_FROM - 2) for (let j = i; j < less.length; j++) keys.add(`n:${less.slice(0, j)}${less.slice(j + 1)}`);
+  }
+  return [...keys];
+}
+
+/** The index's key kinds as plain JSON, recorded with every screening result (screen-person.ts MATCHER). */
+export const INDEX_CONFIG = {
+  sound: { code: "double-metaphone", fromLetters: 4 },
+  spelling: { forms: ["written", "folded"] },
+  spellingLessOneLetter: { fromLetters: 4 },
+  spellingLessTwoLetters: { fromLetters: NEAR_FROM, queryFromLetters: NEAR_FROM - 2, pairs: "near" },
+} as const;
 
 /** The ids of the words carrying a blocking key. */
 export function wordsWithKey(watchlist: Watchlist, key: string): Uint32Array {
@@ -168,6 +199,8 @@ function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, e
   const vocabulary = new WordTable();
   const names: IndexedName[] = [];
   const nameOfWord: number[] = []; // pairs: word id, name index
+  const singles = new Set<number>(); // words that are one word of a name, not two joined: those get near keys
+  const repeats = new Set<number>(); // names holding one word twice
   let done = 0;
   for (const entry of individuals) {
     for (const listed of entry.names) {
@@ -175,11 +208,14 @@ function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, e
       if (realWords(parsed) === 0 || (listed.weak && realWords(parsed) < 2)) continue;
       const at = names.push({ entry, listed }) - 1;
       const seen = new Set<number>();
-      for (const { word, real } of parsed.units)
+      for (const { word, real, covers } of parsed.units) {
+        if (real && covers.length === 1) singles.add(word.id);
+        if (real && seen.has(word.id)) repeats.add(at);
         if (real && !seen.has(word.id)) {
           seen.add(word.id);
           nameOfWord.push(word.id, at);
         }
+      }
     }
     if (++done % PER_SLICE === 0) yield;
   }
@@ -192,7 +228,8 @@ function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, e
   const buckets: number[][] = Array.from({ length: 256 }, () => []);
   for (const word of vocabulary.words) {
     if (namesByWord.starts[word.id] === namesByWord.starts[word.id + 1]) continue; // a particle or initial only
-    for (const hash of new Set(blockingKeys(word).map(keyHash))) buckets[hash >>> 24]!.push(hash * shift + word.id);
+    const keys = singles.has(word.id) ? [...blockingKeys(word), ...nearKeys(word.text)] : blockingKeys(word);
+    for (const hash of new Set(keys.map(keyHash))) buckets[hash >>> 24]!.push(hash * shift + word.id);
     if (word.id % (PER_SLICE * 4) === 0) yield;
   }
   const keyList: number[] = [];
@@ -217,6 +254,7 @@ function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, e
     keys,
     wordsByKey,
     namesByWord,
+    repeats: Uint8Array.from(names, (_, at) => (repeats.has(at) ? 1 : 0)),
     stats: {
       entries: entryCount,
       individuals: individuals.length,
@@ -225,7 +263,14 @@ function* indexSteps(individuals: WatchlistEntry[], version: WatchlistVersion, e
       keys: keys.length,
       buildMs: Math.round(performance.now() - started),
     },
-    scratch: { hits: new Uint32Array(names.length), seen: new Int32Array(vocabulary.words.length), stamp: 0 },
+    scratch: {
+      hits: new Uint32Array(names.length),
+      nearHits: new Uint32Array(names.length),
+      firstWord: new Int32Array(2 * names.length),
+      spread: new Uint8Array(names.length),
+      seen: new Int32Array(vocabulary.words.length),
+      stamp: 0,
+    },
   };
 }
 
