@@ -8,18 +8,7 @@ import { tenantOf } from "../../context.js";
 import { isUuid } from "../../lib/ids.js";
 import { invalid } from "../../lib/errors.js";
 import { toSnake } from "../../lib/case.js";
-
-/** What a consumer may hear of; the checks engine adds the check.* ones as it emits them. */
-export const PUBLIC_EVENT_TYPES = [
-  "user.status.updated",
-  "user.risk_level.updated",
-  "check.kyc.updated",
-  "check.sanctions_screening.updated",
-  "check.transaction_monitoring.updated",
-  "review.opened",
-  "review.decided",
-  "reference.corridor.updated",
-] as const;
+import { PUBLIC_EVENT_TYPES } from "./events.types.js";
 
 export type EventEnvelope = { id: string; type: string; createdAt: Date; data: Record<string, unknown> };
 

@@ -15,7 +15,8 @@
 import { createHash } from "node:crypto";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { OutboxConsumer, OutboxEvent } from "../events/events.relay.js";
-import { envelopeData, PUBLIC_EVENT_TYPES } from "../events/events.service.js";
+import { envelopeData } from "../events/events.service.js";
+import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
 import { deliverWebhook, type DeliveryDeps, type WebhookEvent } from "./webhooks.delivery.js";
 import { subscribes } from "./webhooks.rules.js";
 

@@ -2,19 +2,10 @@
 import { randomBytes } from "node:crypto";
 import { invalid } from "../../lib/errors.js";
 import { SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
+import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
 
-/** The event types a client can subscribe to; `*` is every type, now and later. */
-export const WEBHOOK_EVENT_TYPES = [
-  "check.sanctions_screening.updated",
-  "check.kyc.updated",
-  "check.transaction_monitoring.updated",
-  "user.status.updated",
-  "user.risk_level.updated",
-  "review.opened",
-  "review.decided",
-  "reference.corridor.updated",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** A client can subscribe to every public event type; `*` is every type, now and later. */
+export type WebhookEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 const ALL_EVENTS = "*";
 /** What a test event is when the caller names no type. */
 export const DEFAULT_TEST_EVENT_TYPE: WebhookEventType = "user.status.updated";
@@ -34,13 +25,13 @@ export const SNIPPET_BYTES = 1024;
 export function checkEventTypes(types: readonly string[], field = "eventTypes"): string[] {
   const unique = [...new Set(types.map((t) => t.trim()))];
   if (!unique.length) throw invalid([{ field, code: "required", message: `${field} must name at least one event type (or "*").` }]);
-  const unknown = unique.filter((t) => t !== ALL_EVENTS && !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
+  const unknown = unique.filter((t) => t !== ALL_EVENTS && !(PUBLIC_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length)
     throw invalid([
       {
         field,
         code: "invalid_choice",
-        message: `Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(", ")}: use ${WEBHOOK_EVENT_TYPES.join(", ")} or "*".`,
+        message: `Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(", ")}: use ${PUBLIC_EVENT_TYPES.join(", ")} or "*".`,
       },
     ]);
   return unique.includes(ALL_EVENTS) ? [ALL_EVENTS] : unique;
@@ -48,9 +39,9 @@ export function checkEventTypes(types: readonly string[], field = "eventTypes"):
 
 /** One known event type (a test event's), or the input is refused naming `field` and every allowed type. */
 export function checkEventType(type: string, field = "type"): WebhookEventType {
-  const known = WEBHOOK_EVENT_TYPES.find((t) => t === type.trim());
+  const known = PUBLIC_EVENT_TYPES.find((t) => t === type.trim());
   if (known) return known;
-  throw invalid([{ field, code: "invalid_choice", message: `Unknown event type ${JSON.stringify(type)}: use one of ${WEBHOOK_EVENT_TYPES.join(", ")}.` }]);
+  throw invalid([{ field, code: "invalid_choice", message: `Unknown event type ${JSON.stringify(type)}: use one of ${PUBLIC_EVENT_TYPES.join(", ")}.` }]);
 }
 
 /** Whether an endpoint subscribed to `eventTypes` receives an event of `type`. */

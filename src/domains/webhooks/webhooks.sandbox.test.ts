@@ -19,7 +19,8 @@ import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.
 import { eventually } from "../../../test/helpers/eventually.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { eventCatalogue } from "../events/events.catalogue.js";
-import { checkEventType, sandboxFailingAttempts, WEBHOOK_EVENT_TYPES } from "./webhooks.rules.js";
+import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { checkEventType, sandboxFailingAttempts } from "./webhooks.rules.js";
 
 /** retries 0.2 s, 0.3 s, 0.4 s, 0.5 s after the 1st, 2nd, … failure: distinct, so the attempts show the schedule was followed */
 const FAST = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.2,0.3,0.4,0.5" };
@@ -61,7 +62,7 @@ describe("webhook sandbox rules", () => {
 
   it("takes one known event type for a test event and names every allowed one otherwise", () => {
     expect(checkEventType(" review.opened ")).toBe("review.opened");
-    expect(() => checkEventType("*")).toThrow(`Unknown event type "*": use one of ${WEBHOOK_EVENT_TYPES.join(", ")}.`);
+    expect(() => checkEventType("*")).toThrow(`Unknown event type "*": use one of ${PUBLIC_EVENT_TYPES.join(", ")}.`);
   });
 });
 
@@ -213,7 +214,7 @@ describe.each(backends)("the webhook sandbox on %s", (backend) => {
   it("sends a signed test event of every type, valid against the event catalogue, whatever the endpoint subscribes to", async () => {
     const path = `/${randomUUID().slice(0, 8)}/tests`;
     const id = await endpoint(sandbox, path, receiver.url(path), QUIET);
-    for (const type of WEBHOOK_EVENT_TYPES) {
+    for (const type of PUBLIC_EVENT_TYPES) {
       const res = await t.rest("POST", `/v2/webhooks/${id}/test`, { key: sandbox.key, body: { type } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toMatchObject({ webhook_id: id, event_type: type, attempt_number: 1, outcome: "SUCCEEDED", status_code: 200, next_retry_at: null });
@@ -242,7 +243,7 @@ describe.each(backends)("the webhook sandbox on %s", (backend) => {
     const failed = await t.rest("POST", `/v2/webhooks/${id}/test`, { key: sandbox.key, body: { type: "check.kyc.updated" } });
     expect(failed.body).toMatchObject({ outcome: "HTTP_ERROR", status_code: 503, next_retry_at: null });
     const listed = await t.rest("GET", `/v2/webhooks/${id}/attempts?records_per_page=100`, { key: sandbox.key });
-    expect(listed.body.pagination.total_records).toBe(WEBHOOK_EVENT_TYPES.length + 3);
+    expect(listed.body.pagination.total_records).toBe(PUBLIC_EVENT_TYPES.length + 3);
     expect(listed.body.data[0]).toMatchObject({ event_id: failed.body.event_id, outcome: "HTTP_ERROR", status_code: 503 });
   });
 
@@ -283,7 +284,7 @@ describe.each(backends)("the webhook sandbox on %s", (backend) => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0]).toMatchObject({
       field: "type",
-      message: `Unknown event type "user.deleted": use one of ${WEBHOOK_EVENT_TYPES.join(", ")}.`,
+      message: `Unknown event type "user.deleted": use one of ${PUBLIC_EVENT_TYPES.join(", ")}.`,
     });
     const unknownGql = await t.gql(sandbox.key, TEST_ENDPOINT, { input: { webhookId: id, type: "*" } });
     expect(unknownGql.errors?.[0]?.extensions).toMatchObject({ code: "VALIDATION_FAILED" });

@@ -2,7 +2,8 @@
 import { WebhookOutcome } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { DEFAULT_TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from "./webhooks.rules.js";
+import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { DEFAULT_TEST_EVENT_TYPE } from "./webhooks.rules.js";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -16,7 +17,7 @@ import {
 } from "./webhooks.service.js";
 
 const SCOPE = { scope: "webhooks:manage" } as const;
-const EVENT_TYPES_HELP = `Event types to receive: ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" for all`;
+const EVENT_TYPES_HELP = `Event types to receive: ${PUBLIC_EVENT_TYPES.join(", ")}, or "*" for all`;
 
 builder.enumType(WebhookOutcome, { name: "WebhookOutcome" });
 
@@ -110,7 +111,7 @@ const RedeliverWebhookEventInput = builder.inputType("RedeliverWebhookEventInput
 const TestWebhookEndpointInput = builder.inputType("TestWebhookEndpointInput", {
   fields: (t) => ({
     webhookId: t.id({ required: true }),
-    type: t.string({ defaultValue: DEFAULT_TEST_EVENT_TYPE, description: `The test event's type: ${WEBHOOK_EVENT_TYPES.join(", ")}` }),
+    type: t.string({ defaultValue: DEFAULT_TEST_EVENT_TYPE, description: `The test event's type: ${PUBLIC_EVENT_TYPES.join(", ")}` }),
   }),
 });
 
