@@ -114,7 +114,13 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
   await defineIdempotencyPurge(jobs, database.prisma, logger);
   await jobs.start({ work });
   // what a crash left unrelayed, or a process without the relay wrote, goes out now, not at the next write
-  if (work) void outbox.relayPending().catch((err: Error) => logger.warn({ err: err.message }, "outbox relay at start failed; the relay jobs will retry"));
+  // not awaited: a long backlog must not hold the start; stop() and tests wait on it
+  const startupRelay = work
+    ? outbox.relayPending().then(
+        () => undefined,
+        (err: Error) => logger.warn({ err: err.message }, "outbox relay at start failed; the relay jobs will retry"),
+      )
+    : Promise.resolve();
   metrics.watchBacklog({ queues: jobs.stats, knownQueues: jobs.queues, outbox: () => outboxLag(database.prisma) });
   metrics.watchListImports(() => newestImportTimes(database.prisma));
   const demo = await bootstrapDemo(config, database, services);
@@ -206,6 +212,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     metrics,
     live,
     outbox,
+    startupRelay,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
       server = createServer(handler);
@@ -244,6 +251,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
         });
         for (const until = Date.now() + 10_000; inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
       }
+      await startupRelay;
       await jobs.stop();
       await sharedCache.stop();
       await services.compliance.stop();
