@@ -14,7 +14,10 @@ import { createDb } from "../src/db/client.js";
 import { migrateInChild } from "../src/db/migrations.js";
 import { createApiClient } from "../src/domains/clients/clients.service.js";
 import { bossSchemaFor } from "../src/jobs/jobs.engine.js";
+import { runLoad } from "./load.js";
 import type { Load, LoadResult, Target } from "./load-worker.js";
+
+export { runLoad };
 
 export const root = path.resolve(import.meta.dirname, "..");
 export const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -209,15 +212,6 @@ export function startRaw(): Promise<Server> {
   return new Promise((resolve, reject) => {
     child.once("message", (m) => resolve({ child, base: `http://127.0.0.1:${(m as { port: number }).port}` }));
     child.once("exit", reject);
-  });
-}
-
-export function runLoad(load: Load): Promise<LoadResult> {
-  const child = fork(path.join(import.meta.dirname, "load-worker.ts"), { execArgv: ["--import", "tsx"] });
-  child.send(load);
-  return new Promise((resolve, reject) => {
-    child.once("message", (m) => resolve(m as LoadResult));
-    child.once("exit", (code) => code && reject(new Error(`load exited ${code}`)));
   });
 }
 

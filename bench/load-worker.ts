@@ -31,6 +31,8 @@ export type Load = {
   seconds: number;
   /** requests per second over all connections; unset: as fast as the server answers */
   rate?: number;
+  /** the status of a served answer, when it is not a 2xx (a dry run's 422) */
+  answerStatus?: number;
 };
 /**
  * `ok`: answers with a 2xx status (what a write row created or changed); `startedAt`: when the first
@@ -145,8 +147,8 @@ function paced(load: Load & { rate: number }): Promise<LoadResult> {
       const end = length ? headEnd + 4 + Number(length[1]) : this.buffer.indexOf("\r\n0\r\n\r\n", headEnd) + 7;
       if ((length && this.buffer.length < end) || (!length && end < 7)) return;
       const status = Number(head.slice(9, 12));
-      if (status < 200 || status > 299) non2xx += 1;
-      else latencies.push(performance.now() - this.due);
+      if (status === load.answerStatus || (!load.answerStatus && status >= 200 && status <= 299)) latencies.push(performance.now() - this.due);
+      else non2xx += 1;
       this.buffer = this.buffer.subarray(end);
       this.busy = false;
       this.next();

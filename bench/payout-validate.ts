@@ -1,10 +1,11 @@
 /**
  * The payout dry run and the requirements answer under load: `npx tsx bench/payout-validate.ts`.
- * The server is bench/lookups.ts's (a child process on embedded PGlite with the shipped catalogue,
- * no synthetic branches). Each case first finds its peak rate (BENCH_CONNECTIONS, default 20, for
+ * The server is the compiled app with the start script's flags (bench/catalogue-server.mjs, a child
+ * process on embedded PGlite with the shipped catalogue). Each case first finds its peak rate (BENCH_CONNECTIONS, default 20, for
  * BENCH_SECONDS, default 10), then runs at half that rate and reports the latency there: the target
- * is a p99 under 2 ms for the dry run at half the peak rate. One JSON row per case; the figures go
- * to bench/RESULTS.md by hand.
+ * is a p99 under 2 ms for the dry run at half the peak rate. The peak is autocannon's; the half-rate
+ * run is load-worker.ts's paced open loop (latency from when a request was due). One JSON row per
+ * case; the figures go to bench/RESULTS.md by hand.
  */
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -12,7 +13,8 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
+import { build, startFlags } from "./harness.js";
+import { runLoad } from "./load.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -28,8 +30,6 @@ const BAD = { ...INDIA, amount: 150_000_001, beneficiary: { first_name: "Priya",
 const dataDir = await mkdtemp(path.join(tmpdir(), "bench-payouts-"));
 const env = {
   ...process.env,
-  BENCH_ROLE: "server",
-  BENCH_BRANCHES: "0",
   DATA_DIR: dataDir,
   DATABASE_URL: "",
   REDIS_URL: "",
@@ -37,39 +37,41 @@ const env = {
   NODE_ENV: "production",
   ENCRYPTION_KEY: randomBytes(32).toString("hex"),
 };
-const child = fork(path.join(import.meta.dirname, "lookups.ts"), { env, execArgv: ["--import", "tsx"] });
+build();
+const child = fork(path.join(import.meta.dirname, "catalogue-server.mjs"), { env, execArgv: startFlags() });
 const info = await new Promise<{ port: number; apiKey: string }>((resolve, reject) => {
   child.once("message", resolve as never);
   child.once("exit", reject);
 });
-const base = `http://127.0.0.1:${info.port}`;
-const headers = { authorization: `Bearer ${info.apiKey}`, "content-type": "application/json" };
-const cases: { title: string; method: "GET" | "POST"; url: string; body?: string }[] = [
-  { title: "dry run, a valid Indian payout (200)", method: "POST", url: `${base}/v2/payouts/remittances/beneficiaries/validate`, body: JSON.stringify(INDIA) },
-  { title: "dry run, three problems (422)", method: "POST", url: `${base}/v2/payouts/remittances/beneficiaries/validate`, body: JSON.stringify(BAD) },
+const target = [{ key: info.apiKey, id: "" }];
+const cases: { title: string; method: "GET" | "POST"; path: string; body?: string; answerStatus?: number }[] = [
+  { title: "dry run, a valid Indian payout (200)", method: "POST", path: "/v2/payouts/remittances/beneficiaries/validate", body: JSON.stringify(INDIA) },
   {
-    title: "requirements of in-inr-bank at an amount (200)",
-    method: "GET",
-    url: `${base}/v2/payouts/remittances/corridors/in-inr-bank/requirements?amount=2500000`,
+    title: "dry run, three problems (422)",
+    method: "POST",
+    path: "/v2/payouts/remittances/beneficiaries/validate",
+    body: JSON.stringify(BAD),
+    answerStatus: 422,
   },
+  { title: "requirements of in-inr-bank at an amount (200)", method: "GET", path: "/v2/payouts/remittances/corridors/in-inr-bank/requirements?amount=2500000" },
 ];
 try {
-  for (const { title, method, url, body } of cases) {
-    const options = { url, method, headers, body, connections };
-    await autocannon({ ...options, duration: 2 });
-    const peak = await autocannon({ ...options, duration: seconds });
-    const rate = Math.max(1, Math.round(peak.requests.average / 2));
-    const half = await autocannon({ ...options, duration: seconds, overallRate: rate });
+  for (const { title, ...request } of cases) {
+    const load = { ...request, base: `http://127.0.0.1:${info.port}`, targets: target, connections };
+    await runLoad({ ...load, seconds: 2 });
+    const peak = await runLoad({ ...load, seconds });
+    const rate = Math.max(1, Math.round(peak.rps / 2));
+    const half = await runLoad({ ...load, seconds, rate });
     console.log(
       JSON.stringify({
         title,
-        peakRps: Math.round(peak.requests.average),
+        peakRps: Math.round(peak.rps),
         halfRate: rate,
-        p50: half.latency.p50,
-        p99: half.latency.p99,
-        max: half.latency.max,
-        statuses: { "2xx": half["2xx"], "4xx": half["4xx"], "5xx": half["5xx"] },
-        failed: half.errors + half["5xx"],
+        p50: half.p50,
+        p99: half.p99,
+        answered: half.ok,
+        other: half.non2xx,
+        failed: half.errors,
       }),
     );
   }

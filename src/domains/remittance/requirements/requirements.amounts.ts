@@ -18,10 +18,18 @@ export function minorUnitDigits(currency: string): number {
   return digits;
 }
 
+// toLocaleString with options builds a new formatter on every call; one per precision is enough
+const formatters = new Map<number, Intl.NumberFormat>();
+const formatterOf = (digits: number) => {
+  let formatter = formatters.get(digits);
+  if (!formatter) formatters.set(digits, (formatter = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  return formatter;
+};
+
 /** 150000000 INR → "1,500,000.00 INR": how messages and descriptions show a minor-unit amount */
 export const formatMinor = (amount: number, currency: string) => {
   const digits = minorUnitDigits(currency);
-  return `${(amount / 10 ** digits).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${currency}`;
+  return `${formatterOf(digits).format(amount / 10 ** digits)} ${currency}`;
 };
 
 /** Every amount at which a requirement starts (conditions and documents), ascending, without repeats. */
