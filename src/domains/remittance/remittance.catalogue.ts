@@ -7,17 +7,21 @@
 import type { Db } from "../../db/client.js";
 import type { EventBus } from "../events/events.pubsub.js";
 import { catalogueIndexOf, type CatalogueIndex } from "./requirements/requirements.catalogue.js";
-import { checkRequirementRow } from "./requirements/requirements.rules.js";
-import type { CorridorFacts, RequirementRow } from "./requirements/requirements.spec.js";
+import type { JsonSchema } from "./requirements/requirements.json-schema.js";
+import type { CorridorFacts, RequirementRow, RequirementSpec } from "./requirements/requirements.spec.js";
 import type { InstitutionType } from "./remittance.rules.js";
 
 const MAX_AGE_MS = 60_000;
+/** answers built per (version, payout method, amount): amounts vary freely, so the memo is bounded */
+const MAX_SCHEMAS = 1000;
 
 export type Catalogue = {
   corridors: Map<string, CorridorFacts>;
   /** each corridor's versions, lowest first */
   requirements: Map<string, RequirementRow[]>;
   index: CatalogueIndex;
+  /** a requirements answer built once per copy: it changes only when the copy is dropped */
+  schemaOf(key: string, build: () => JsonSchema): JsonSchema;
   loadedAt: number;
 };
 
@@ -32,14 +36,11 @@ async function loadCatalogue(db: Db): Promise<Catalogue> {
   ]);
   const requirements = new Map<string, RequirementRow[]>();
   for (const row of rows) {
-    // stored rows passed these checks when imported; checked again, the spec comes back typed
-    const checked = checkRequirementRow(
-      { ...(row.spec as object), corridor_id: row.corridorId, version: row.version, effective_at: row.effectiveAt.toISOString(), source: row.source },
-      (f) => f,
-      [],
-    );
-    if (checked) requirements.set(row.corridorId, [...(requirements.get(row.corridorId) ?? []), checked]);
+    // stored as the import's checks left it (remittance.import.ts): not checked again at each reload
+    const typed = { corridorId: row.corridorId, version: row.version, effectiveAt: row.effectiveAt, source: row.source, spec: row.spec as RequirementSpec };
+    requirements.set(row.corridorId, [...(requirements.get(row.corridorId) ?? []), typed]);
   }
+  const schemas = new Map<string, JsonSchema>();
   return {
     corridors: new Map(corridors.map((c) => [c.id, { ...c, minAmount: Number(c.minAmount), maxAmount: Number(c.maxAmount) }])),
     requirements,
@@ -47,6 +48,15 @@ async function loadCatalogue(db: Db): Promise<Catalogue> {
       institutions.map((i) => ({ ...i, country: i.countryCode, type: i.type as InstitutionType })),
       branches,
     ),
+    schemaOf(key, build) {
+      let schema = schemas.get(key);
+      if (!schema) {
+        schema = build();
+        if (schemas.size >= MAX_SCHEMAS) schemas.delete(schemas.keys().next().value!);
+        schemas.set(key, schema);
+      }
+      return schema;
+    },
     loadedAt: Date.now(),
   };
 }

@@ -57,6 +57,16 @@ const ValidatedPayout = builder.objectRef<ValidatedShape>("ValidatedPayout").imp
   }),
 });
 
+/** The input's top-level names as the requirements' schema spells them (sender and beneficiary come as given); nulls left out. */
+const specNames = (input: Record<string, unknown>) => {
+  const names: Record<string, string> = { payoutMethod: "payout_method", purposeOfRemittance: "purpose_of_remittance" };
+  return Object.fromEntries(
+    Object.entries(input)
+      .filter(([, v]) => v != null)
+      .map(([k, v]) => [names[k] ?? k, v]),
+  );
+};
+
 builder.queryFields((t) => ({
   corridorRequirements: t.field({
     type: CorridorRequirements,
@@ -76,7 +86,7 @@ builder.queryFields((t) => ({
     description:
       "A dry run: the payout checked against the corridor's requirements in effect; BENEFICIARY_INVALID lists every problem (extensions.fields: field path and category)",
     args: { input: t.arg({ type: ValidateBeneficiaryInput, required: true }) },
-    resolve: (_root, { input }, ctx) => validateBeneficiary(ctx, { ...input, corridorId: String(input.corridorId) }),
+    resolve: (_root, { input: { corridorId, ...payout } }, ctx) => validateBeneficiary(ctx, { corridorId: String(corridorId), payout: specNames(payout) }),
   }),
 }));
 

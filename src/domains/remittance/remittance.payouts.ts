@@ -39,25 +39,27 @@ export async function corridorRequirements(ctx: RequestContext, args: Requiremen
     version: row.version,
     effectiveAt: row.effectiveAt,
     source: row.source,
-    schema: corridorJsonSchema(corridor, row.spec, options),
+    schema: catalogue.schemaOf(`${row.corridorId}/${row.version}/${args.payoutMethod ?? ""}/${args.amount ?? ""}`, () =>
+      corridorJsonSchema(corridor, row.spec, options),
+    ),
   });
   if (!current && !future) throw new DomainError("NOT_FOUND", "The corridor publishes no payout requirements.");
   return { corridorId: corridor.id, requirements: current && answer(current), futureRequirements: future && answer(future) };
 }
 
-export type ValidateInput = { corridorId: string } & Record<string, unknown>;
+/** The corridor and the payout as the requirements' schema names its fields (snake_case). */
+export type ValidateInput = { corridorId: string; payout: Record<string, unknown> };
 
 /**
  * POST …/beneficiaries/validate: the payout checked against the requirements in effect; the
  * normalised payout, or BENEFICIARY_INVALID (422) naming every error by path and category.
  */
-export async function validateBeneficiary(ctx: RequestContext, input: ValidateInput) {
-  const { corridorId, ...body } = input;
+export async function validateBeneficiary(ctx: RequestContext, { corridorId, payout }: ValidateInput) {
   if (!corridorId) throw invalid([{ field: "corridorId", code: "required", message: "corridor_id is required." }]);
   const { catalogue, corridor, current } = await corridorOf(ctx, corridorId);
   if (!current) throw new DomainError("NOT_FOUND", "The corridor has no payout requirements in effect yet.");
   if (corridor.status !== "ACTIVE") throw new DomainError("CORRIDOR_INACTIVE", `The corridor ${corridor.id} is ${corridor.status}: it takes no payouts.`);
-  const checked = validatePayout({ corridor, spec: current.spec, body: snakeBody(body) }, catalogue.index);
+  const checked = validatePayout({ corridor, spec: current.spec, body: payout }, catalogue.index);
   if (!checked.ok)
     throw new DomainError(
       "BENEFICIARY_INVALID",
@@ -81,13 +83,3 @@ const payoutView = (p: Normalised) => ({
   branch: p.branch,
   documents: p.documents.map((d) => ({ requirement: d.requirement, document_id: d.documentId })),
 });
-
-/** The GraphQL input's top-level names in the spec's snake_case (sender and beneficiary come as given). */
-const snakeBody = (body: Record<string, unknown>) => {
-  const names: Record<string, string> = { payoutMethod: "payout_method", purposeOfRemittance: "purpose_of_remittance" };
-  return Object.fromEntries(
-    Object.entries(body)
-      .filter(([, v]) => v != null)
-      .map(([k, v]) => [names[k] ?? k, v]),
-  );
-};
