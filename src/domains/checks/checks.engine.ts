@@ -19,7 +19,7 @@ import { readUserById } from "../users/users.reads.js";
 import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type Assessment, type CheckOutcome } from "./checks.rules.js";
 import { openReviews } from "../reviews/reviews.opening.js";
 import { suppressedHits } from "../reviews/reviews.suppression.js";
-import { clientNowSql, clocksOf } from "../clients/clients.clock.js";
+import { clientNowSql, clientOffsetSql, clocksOf } from "../clients/clients.clock.js";
 
 const CHECK_RUN_JOB = "checks.run";
 
@@ -243,7 +243,7 @@ function raiseSettled(write: Write, user: UserState, after: UserState, done: Che
 export type CheckEngineDeps = WriteDeps & { logger: Logger; providers: Providers };
 
 /** What a provider is told of a user; the client's mode decides whether the sandbox's magic inputs apply. */
-const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true, client: { select: { mode: true, clock: { select: { offsetSeconds: true } } } } } as const;
+const SUBJECT = { ...REQUIREMENT_COLUMNS, id: true, client: { select: { mode: true } } } as const;
 
 /**
  * Per user, the latest result an upstream system posted on transaction monitoring, when it is an
@@ -261,11 +261,17 @@ async function openAlerts(db: Db, userIds: string[]): Promise<Map<string, CheckS
   return alerts;
 }
 
-/** Claims runs still to work (QUEUED or, after a crash, RUNNING → RUNNING); one statement. */
+/**
+ * Claims runs still to work (QUEUED or, after a crash, RUNNING → RUNNING); one statement. It reads
+ * each run's sandbox clock once: the claim's stamp, the provider's "now" and the completion all
+ * follow that reading.
+ */
 const CLAIM_RUNS = `update check_runs set status = 'RUNNING', started_at = ${clientNowSql("check_runs", "$2::timestamp(3)")}
   where id = any($1::uuid[]) and status in ('QUEUED', 'RUNNING')
   returning id::text, client_id::text as "clientId", user_id::text as "userId", type::text, status::text, trigger::text, result,
-    decided_by::text as "decidedBy", created_at as "createdAt", started_at as "startedAt", completed_at as "completedAt"`;
+    decided_by::text as "decidedBy", created_at as "createdAt", started_at as "startedAt", completed_at as "completedAt",
+    ${clientOffsetSql("check_runs")} as "clockAheadSeconds"`;
+type ClaimedRun = CheckRun & { clockAheadSeconds: number };
 
 /**
  * Works queued runs, of one user or of many (the runs of several jobs): claims them, reads their users
@@ -274,7 +280,7 @@ const CLAIM_RUNS = `update check_runs set status = 'RUNNING', started_at = ${cli
  * upstream result) is left alone.
  */
 export async function runChecks(deps: CheckEngineDeps, checkIds: string[], requestId = `job:${checkIds[0]}`) {
-  const runs = await deps.db.$queryRawUnsafe<CheckRun[]>(CLAIM_RUNS, checkIds, new Date().toISOString());
+  const runs = await deps.db.$queryRawUnsafe<ClaimedRun[]>(CLAIM_RUNS, checkIds, new Date().toISOString());
   if (!runs.length) return null;
   const owners = new Map(runs.map((run) => [run.userId, run.clientId]));
   // the users read by id (users.reads.ts): concurrent reads are one statement
@@ -291,9 +297,9 @@ export async function runChecks(deps: CheckEngineDeps, checkIds: string[], reque
   const outcomes: CheckOutcome[] = [];
   const clocks = new Map<string, number>();
   for (const run of live) {
-    // read with SUBJECT: the requirement columns and the client's mode and sandbox clock
-    const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string; clock: { offsetSeconds: number } | null } };
-    const ahead = client.mode === "SANDBOX" ? (client.clock?.offsetSeconds ?? 0) * 1000 : 0;
+    // read with SUBJECT: the requirement columns and the client's mode
+    const { client, ...user } = subjects.get(run.userId)! as unknown as CheckSubject & { client: { mode: string } };
+    const ahead = run.clockAheadSeconds * 1000;
     if (ahead) clocks.set(run.clientId, ahead);
     const subject = {
       ...user,
@@ -347,12 +353,15 @@ export async function completeRun(deps: WriteDeps, run: { id: string; clientId: 
 /** The same for many runs: each outcome recorded, each user settled once. */
 async function completeRuns(deps: WriteDeps, completions: Completion[], options: CompleteOptions) {
   if (!completions.length) return null;
+  // a client's own write follows its principal's clock (events.write.ts); the operator's names each client's
   const clocks =
     options.clocks
-    ?? (await clocksOf(
-      deps.db,
-      completions.map((c) => c.clientId),
-    ));
+    ?? (options.principal?.kind === "client"
+      ? undefined
+      : await clocksOf(
+          deps.db,
+          completions.map((c) => c.clientId),
+        ));
   return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId, clocks }, async (write) => {
     const outcomes = completions.map(({ checkId, clientId, outcome: { status, ...result } }) => ({
       id: checkId,

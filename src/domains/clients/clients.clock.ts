@@ -16,7 +16,10 @@ export async function clocksOf(db: Db, clientIds: Iterable<string>): Promise<Map
   return new Map(rows.map((row) => [row.clientId, row.offsetSeconds * 1000]));
 }
 
-/** The same clock inside one statement, for a row of `table` with a client_id column: its client's time. */
-export const clientNowSql = (table: string, at: string) =>
-  `${at} + coalesce((select sc.offset_seconds from sandbox_clocks sc join api_clients c on c.id = sc.client_id
-    where sc.client_id = ${table}.client_id and c.mode = 'SANDBOX'), 0) * interval '1 second'`;
+/** The same clock inside one statement, for a row of `table` with a client_id column: its client's offset in seconds. */
+export const clientOffsetSql = (table: string) =>
+  `coalesce((select sc.offset_seconds from sandbox_clocks sc join api_clients c on c.id = sc.client_id
+    where sc.client_id = ${table}.client_id and c.mode = 'SANDBOX'), 0)`;
+
+/** …and the client's time at `at`. */
+export const clientNowSql = (table: string, at: string) => `${at} + ${clientOffsetSql(table)} * interval '1 second'`;
