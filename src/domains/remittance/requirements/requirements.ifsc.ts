@@ -1,31 +1,47 @@
 /**
- * Is an IFSC a real branch code? Answered from the list the `ifsc` package (Razorpay) ships,
- * src/IFSC.json, read once per process. Not through the package's `validate()`: its entry point
- * loads the deprecated `request` HTTP client, and it searches each bank's array linearly (SBIN has
- * over 20,000 branches). The lookup below gives the same answers (requirements.ifsc.test.ts
- * compares them): bank prefix, a `0`, then the 6-character branch part, which the list holds as a
- * number when it is all digits and as text otherwise.
+ * Is an IFSC a real branch code? Answered from data/remittance/ifsc-codes.txt, read once per
+ * process: every code of the list the `ifsc` package (Razorpay) ships as src/IFSC.json, written by
+ * scripts/build-remittance-data.ts (the file's first line names the package version). The package
+ * itself is only a dev dependency: its entry point loads the deprecated `request` HTTP client, and
+ * its `validate()` searches each bank's array linearly (SBIN has over 20,000 branches). The lookup
+ * below gives the same answers (requirements.ifsc.test.ts compares them): bank prefix, a `0`, then
+ * the 6-character branch part, compared as a number when it is all digits (as the package's list
+ * holds those) and as text otherwise.
  *
- * Memory: the parsed JSON (about 3 MB of heap) is dropped once compacted into one sorted
- * Int32Array and one string of 6-character codes per bank: 0.35 MB of heap and 0.6 MB of array
- * buffers stay (ifsc 2.0.50, 176,918 codes; measured after gc with `node --expose-gc`).
+ * Memory: the file's text (about 1 MB) is dropped once compacted into one sorted Int32Array and
+ * one string of 6-character codes per bank: 0.4 MB of heap and 0.6 MB of array buffers stay
+ * (ifsc 2.0.50, 176,918 codes; measured after gc with `node --expose-gc`).
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { fromRoot } from "../../../lib/paths.js";
 
 type Bank = { numbers: Int32Array; texts: string };
 let banks: Map<string, Bank> | undefined;
 
-/** Loads the list (about 50 ms); later calls return the same one. */
+const FILE = fromRoot("data", "remittance", "ifsc-codes.txt");
+/** a bank's line: its prefix, a space, its branch parts joined (data/remittance/README.md) */
+const LINE = /^[A-Z]{4} (?:[A-Z0-9]{6})*$/;
+
+/** Loads the list (about 40 ms); later calls return the same one. Throws on a malformed file: the binary search needs it sorted. */
 export function loadIfscList(): Map<string, Bank> {
   if (banks) return banks;
-  const file = createRequire(import.meta.url).resolve("ifsc/src/IFSC.json");
-  const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, (string | number)[]>;
   const out = new Map<string, Bank>();
-  for (const [prefix, codes] of Object.entries(raw)) {
-    const numbers = Int32Array.from(codes.filter((c): c is number => typeof c === "number")).sort();
-    const texts = [...new Set(codes.filter((c): c is string => typeof c === "string" && c.length === 6))].sort().join("");
-    out.set(prefix, { numbers, texts });
+  for (const [i, line] of readFileSync(FILE, "utf8").split("\n").entries()) {
+    if (line === "" || line.startsWith("#")) continue;
+    const prefix = line.slice(0, 4);
+    if (!LINE.test(line) || out.has(prefix)) throw new Error(`${FILE}:${i + 1}: not a bank's line of IFSC codes`);
+    const numbers: number[] = [];
+    const texts: string[] = [];
+    let previous = "";
+    for (let at = 5; at < line.length; at += 6) {
+      const part = line.slice(at, at + 6);
+      if (part <= previous) throw new Error(`${FILE}:${i + 1}: ${prefix}0${part} is out of order`);
+      previous = part;
+      if (/^\d{6}$/.test(part)) numbers.push(Number(part));
+      else texts.push(part);
+    }
+    // equal-width digit strings sort as their numbers do, so both stay sorted
+    out.set(prefix, { numbers: Int32Array.from(numbers), texts: texts.join("") });
   }
   banks = out;
   return out;
