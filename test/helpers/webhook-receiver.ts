@@ -2,10 +2,12 @@
  * A local webhook receiver for tests and the bench: records every POST (path, headers, body, when),
  * checks its Standard Webhooks signature with the secret registered for its path (`standardwebhooks`),
  * and answers from a per-path script of statuses (the last one repeats; "hang" never answers).
+ * `registerEndpoint` points a test app's webhook endpoint at one of its paths.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
+import type { TestApp } from "./app.js";
 
 type Delivery = { path: string; id: string; headers: IncomingHttpHeaders; body: string; at: number; verified: boolean | null; status: number | "hang" };
 export type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -71,4 +73,19 @@ export async function startWebhookReceiver() {
         server.close(() => r());
       }),
   };
+}
+
+/** POST /v2/webhooks's answer; `secret` is shown in this answer only. */
+type CreatedEndpoint = { webhook_id: string; url: string; event_types: string[]; secret: string };
+
+/**
+ * An endpoint of the client of `key` at the receiver's `path` for `eventTypes`, its secret handed
+ * to the receiver so every delivery to `path` is checked. It throws rather than using vitest's
+ * `expect`: the bench imports this file outside vitest.
+ */
+export async function registerEndpoint(t: TestApp, receiver: WebhookReceiver, key: string, path: string, eventTypes: string[]) {
+  const res = await t.rest("POST", "/v2/webhooks", { key, body: { url: receiver.url(path), event_types: eventTypes } });
+  if (res.status !== 201) throw new Error(`POST /v2/webhooks for ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  receiver.sign(path, res.body.secret);
+  return res.body as CreatedEndpoint;
 }

@@ -1,7 +1,8 @@
 /**
  * Payout requirements, the beneficiary dry run and the corridor change feed, end to end: REST and
  * GraphQL on the real server, the schema checked by a third-party validator (Ajv 2020), an import
- * announcing its change by webhook and GET /v2/events, and a second instance serving it at once.
+ * announcing its change by webhook, GET /v2/events and the corridorUpdated subscription, and a second
+ * instance serving it at once.
  */
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -11,7 +12,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 import { within } from "../../../test/helpers/eventually.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
+import { sseSubscription } from "../../../test/helpers/sse.js";
+import { registerEndpoint, startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { fromRoot } from "../../lib/paths.js";
 import { importReferenceFile } from "./remittance.import.js";
 import { SCHEMA_ANNOTATIONS } from "./requirements/requirements.json-schema.js";
@@ -59,9 +61,7 @@ describe.each(backends)("payout requirements on %s", (backend) => {
     t = await startTestApp(backend, { WEBHOOK_ALLOW_PRIVATE: "1" });
     key = (await t.createClient("Sender", ["lookups:read", "users:read", "webhooks:manage"])).key;
     receiver = await startWebhookReceiver();
-    const endpoint = await t.rest("POST", "/v2/webhooks", { key, body: { url: receiver.url("/corridors"), event_types: ["reference.corridor.updated"] } });
-    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-    receiver.sign("/corridors", endpoint.body.secret);
+    await registerEndpoint(t, receiver, key, "/corridors", ["reference.corridor.updated"]);
     dir = await mkdtemp(path.join(tmpdir(), "requirements-"));
   }, 60_000);
   afterAll(async () => {
@@ -190,6 +190,39 @@ describe.each(backends)("payout requirements on %s", (backend) => {
     expect(both.body).toMatchObject({ requirements: { version: 1 }, future_requirements: { version: 2, effective_at: "2099-01-01T00:00:00.000Z" } });
     const announced = (await t.rest("GET", "/v2/events?types=reference.corridor.updated", { key })).body.data as any[];
     expect(announced.find((e) => e.data.version === 2)).toMatchObject({ data: { previous_version: 1, effective_at: "2099-01-01T00:00:00.000Z" } });
+  });
+
+  it("streams a changed requirement to a corridorUpdated subscriber with lookups:read; one without hears FORBIDDEN, not the change", async () => {
+    const query = `subscription { corridorUpdated { corridorId change version previousVersion effectiveAt diff } }`;
+    const { key: noLookups } = await t.createClient("No lookups", ["users:read"]);
+    const stream = await sseSubscription(t, key, query);
+    const refused = await sseSubscription(t, noLookups, query);
+    const heard = stream.next();
+    // the scope is checked as each event is resolved, so the refusal comes with the change
+    const refusal = refused.next();
+    await new Promise((r) => setTimeout(r, 200)); // a subscription listens from its first read; with Redis, once subscribed there
+    // a corridor no other test here changes, so the first event heard is this import's
+    const changed = shipped("ph-php-bank");
+    changed.purposes.codes.push({ code: "REMITTANCE_TEST", label: "Test purpose" });
+    const file = path.join(dir, "requirements.json"); // a bare list is imported by its file name
+    await writeFile(file, JSON.stringify([changed]));
+    await importReferenceFile(t.app.services, file);
+
+    const event = await heard;
+    expect(event.errors).toBeUndefined();
+    expect(event.data.corridorUpdated).toEqual({
+      corridorId: "ph-php-bank",
+      change: "requirements",
+      version: 1,
+      previousVersion: 1,
+      effectiveAt: "2026-01-01T00:00:00.000Z",
+      diff: [{ op: "add", path: "/purposes/codes/-", value: { code: "REMITTANCE_TEST", label: "Test purpose" } }],
+    });
+    const denied = await refusal;
+    expect(denied.errors?.[0]?.extensions.code).toBe("FORBIDDEN");
+    expect(JSON.stringify(denied)).not.toContain("ph-php-bank");
+    await stream.close();
+    await refused.close();
   });
 });
 

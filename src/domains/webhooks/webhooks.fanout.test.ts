@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
+import { registerEndpoint, startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { OPERATOR } from "../../principal.js";
 import { loadConfig } from "../../config.js";
 import { createTransact } from "../events/events.write.js";
@@ -27,13 +27,6 @@ const COMPLETE_SG = {
   country_of_residence: "SG",
   residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
 };
-
-async function endpoint(t: TestApp, receiver: WebhookReceiver, client: Client, path: string, eventTypes: string[]) {
-  const res = await t.rest("POST", "/v2/webhooks", { key: client.key, body: { url: receiver.url(path), event_types: eventTypes } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  receiver.sign(path, res.body.secret);
-  return res.body.webhook_id as string;
-}
 
 /** A user of `client` closed: one committed `user.status.updated` event; returns the user id. */
 async function closeUser(t: TestApp, client: Client) {
@@ -89,12 +82,12 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
   it("sends a committed event, signed, to each subscribed endpoint; not to an unsubscribed, a disabled or another client's one", async () => {
     const tag = randomUUID().slice(0, 8);
     const [subscribed, wildcard, otherType, disabled, stranger] = ["subscribed", "wildcard", "other-type", "disabled", "stranger"].map((p) => `/${tag}/${p}`);
-    await endpoint(t, receiver, a, subscribed, ["user.status.updated"]);
-    await endpoint(t, receiver, a, wildcard, ["*"]);
-    await endpoint(t, receiver, a, otherType, ["check.kyc.updated"]);
-    const off = await endpoint(t, receiver, a, disabled, ["*"]);
+    await registerEndpoint(t, receiver, a.key, subscribed, ["user.status.updated"]);
+    await registerEndpoint(t, receiver, a.key, wildcard, ["*"]);
+    await registerEndpoint(t, receiver, a.key, otherType, ["check.kyc.updated"]);
+    const { webhook_id: off } = await registerEndpoint(t, receiver, a.key, disabled, ["*"]);
     expect((await t.rest("PUT", `/v2/webhooks/${off}`, { key: a.key, body: { enabled: false } })).status).toBe(200);
-    await endpoint(t, receiver, b, stranger, ["*"]);
+    await registerEndpoint(t, receiver, b.key, stranger, ["*"]);
 
     const userId = await closeUser(t, a);
     const event = await eventOf(t, userId);
@@ -133,7 +126,7 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
 
   it("retries on the schedule: 500 three times then 200 → four attempts, one SUCCEEDED, the same webhook-id", async () => {
     const path = `/${randomUUID().slice(0, 8)}/flaky`;
-    const id = await endpoint(t, receiver, a, path, ["user.status.updated"]);
+    const { webhook_id: id } = await registerEndpoint(t, receiver, a.key, path, ["user.status.updated"]);
     receiver.answerEach(path, 500, 500, 500, 200);
     const before = await (await t.app.fetch("/metrics")).text();
     const userId = await closeUser(t, a);
@@ -164,7 +157,7 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
 
   it("sends what the checks engine raises: verification → check.* and user.* events, each signed, each once", async () => {
     const path = `/${randomUUID().slice(0, 8)}/verified`;
-    await endpoint(t, receiver, a, path, ["*"]);
+    await registerEndpoint(t, receiver, a.key, path, ["*"]);
     const created = await t.rest("POST", "/v2/users", { key: a.key, body: { ...COMPLETE_SG, email: `${randomUUID()}@example.com` } });
     const userId = created.body.user_id as string;
     for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)
@@ -215,7 +208,7 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
 
   it("sends the events of any public type: fan-out needs only the type to be public", async () => {
     const path = `/${randomUUID().slice(0, 8)}/any-writer`;
-    await endpoint(t, receiver, a, path, ["check.kyc.updated"]);
+    await registerEndpoint(t, receiver, a.key, path, ["check.kyc.updated"]);
     const userId = randomUUID();
     await t.app.services.transact({ principal: OPERATOR }, async ({ emit }) => {
       // a topic the checks engine brings: fan-out needs only the type to be public, not to know it
@@ -230,7 +223,7 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
 
   it("loses no event when its writer dies between commit and relay: the relay job sends the webhook and the subscription event", async () => {
     const path = `/${randomUUID().slice(0, 8)}/after-crash`;
-    await endpoint(t, receiver, a, path, ["user.status.updated"]);
+    await registerEndpoint(t, receiver, a.key, path, ["user.status.updated"]);
     const userId = randomUUID();
     const heard = t.app.services.events.subscribe("user.status.updated", a.clientId);
     const subscriptionEvent = (async () => {
@@ -254,7 +247,7 @@ describe.each(backends)("webhooks fed by the outbox on %s", (backend) => {
     expect(deliveryJobId("e", "v", 1)).not.toBe(deliveryJobId("e", "v", 2));
     expect(deliveryJobId("e", "v", 1)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
     const path = `/${randomUUID().slice(0, 8)}/twice`;
-    const endpointId = await endpoint(t, receiver, a, path, ["*"]);
+    const { webhook_id: endpointId } = await registerEndpoint(t, receiver, a.key, path, ["*"]);
     const event = { id: randomUUID(), type: "user.status.updated", createdAt: new Date().toISOString(), data: {} };
     const job = { id: deliveryJobId(endpointId, event.id, 1), data: { endpointId, event } };
     await t.app.services.jobs.sendMany(WEBHOOK_DELIVERY_JOB, [job, job]);
@@ -310,7 +303,7 @@ describe.runIf(multiInstance)("webhooks on two instances (postgres + redis)", ()
     try {
       const client = await a.createClient("Twice");
       const path = "/two/instances";
-      const id = await endpoint(a, receiver, client, path, ["user.status.updated"]);
+      const { webhook_id: id } = await registerEndpoint(a, receiver, client.key, path, ["user.status.updated"]);
       receiver.answerEach(path, 500, 200); // every event's first attempt fails, its retry succeeds
       const users = await Promise.all(Array.from({ length: 20 }, (_, i) => closeUser(i % 2 ? b : a, client)));
       // the closes, and whatever status moves the checks engine raised for these users meanwhile
