@@ -36,6 +36,9 @@ export const builder = new SchemaBuilder<{
   },
   relay: { clientMutationId: "omit", cursorType: "String", nodeQueryOptions: false, nodesQueryOptions: false },
   scopeAuth: {
+    // a key without the field's scope is refused when it subscribes, not as each event arrives:
+    // it holds no subscription slot and learns of no event
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => ({ scope: (scope: string) => permits(ctx.principal, scope) }),
     unauthorizedError: (_parent, _ctx, info) =>
       new DomainError("FORBIDDEN", refusalOf(scopeOf(info.parentType.getFields()[info.fieldName]?.extensions), info.fieldName)),
