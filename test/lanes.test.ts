@@ -220,4 +220,33 @@ describe("the REST lane's writes", () => {
     );
     expect(await restLaneAnswers()).toBe(before + 4);
   });
+
+  it("answers the payout dry run (a query sent by POST) as yoga does: the payout, a 422 naming every problem, 404 and 400", async () => {
+    const before = await restLaneAnswers();
+    const payout = {
+      corridor_id: "in-inr-bank",
+      amount: 2_500_000,
+      purpose_of_remittance: "P1301",
+      sender: { first_name: "Maria", last_name: "Santos", country: "US" },
+      beneficiary: { first_name: "Priya", last_name: "Sharma", ifsc_code: "HDFC0000001", account_number: "50100123456789" },
+    };
+    const bodies = [
+      payout,
+      { ...payout, amount: 150_000_001, beneficiary: { first_name: "Priya", ifsc_code: "ZZZZ0000001", account_number: "12" } },
+      { ...payout, corridor_id: "no-such-corridor" },
+      { ...payout, amount: "a lot" },
+    ];
+    const statuses = [];
+    for (const body of bodies) {
+      const { lane, yoga } = await both(
+        "POST",
+        () => "/v2/payouts/remittances/beneficiaries/validate",
+        () => body,
+      );
+      expect({ ...lane, body: masked(lane.body) }).toEqual({ ...yoga, body: masked(yoga.body) });
+      statuses.push(lane.status);
+    }
+    expect(statuses).toEqual([200, 422, 404, 400]);
+    expect(await restLaneAnswers()).toBe(before + bodies.length);
+  });
 });

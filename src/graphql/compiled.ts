@@ -12,7 +12,9 @@
  * - variable coercion messages differ, and its errors carry no `locations`: with `exactErrors` (both
  *   lanes) a result with errors is run again on graphql-js, so the caller gets graphql-js's errors
  *   (a read has no side effect); without it, variables are coerced by graphql-js first and a
- *   document whose variables do not coerce runs on graphql-js.
+ *   document whose variables do not coerce runs on graphql-js. With `keepDomainErrors` (the REST
+ *   lane: a problem document answers a DomainError's code, message and fields, alike in both) a
+ *   result whose every error is a resolver's DomainError is not run again.
  * Subscriptions and mutations never come here.
  */
 import {
@@ -29,6 +31,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+import { DomainError } from "../lib/errors.js";
 import { ModelName } from "../../generated/prisma/internal/prismaNamespace.js";
 import { inputError } from "../server/plugins/use-input-guard.js";
 
@@ -70,7 +73,7 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
       document: DocumentNode,
       variables: Record<string, unknown>,
       contextValue: object,
-      { exactErrors = false, accepted = false } = {},
+      { exactErrors = false, accepted = false, keepDomainErrors = false } = {},
     ): Promise<ExecutionResult> {
       const guarded = accepted ? null : inputError(document, variables);
       if (guarded) return { errors: [maskError(guarded) as GraphQLError] };
@@ -80,7 +83,8 @@ export function createCompiledExecutor(schema: GraphQLSchema, maskError: MaskErr
       const compiled = jit && (exactErrors || coercible(plan, variables)) ? jit : null;
       const classic = () => execute({ schema, document, variableValues: variables, contextValue }) as Promise<ExecutionResult>;
       let result = compiled ? await compiled.query(undefined, contextValue, variables) : await classic();
-      if (compiled && exactErrors && result.errors?.length) result = await classic();
+      const answered = (errors: readonly GraphQLError[]) => keepDomainErrors && errors.every((e) => e.originalError instanceof DomainError);
+      if (compiled && exactErrors && result.errors?.length && !answered(result.errors)) result = await classic();
       return result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e) as GraphQLError) } : result;
     },
     /** false when the input guard or variable coercion would refuse: on /graphql yoga answers those (400, its wording) */

@@ -130,7 +130,10 @@ export function createLanes(deps: LaneDeps) {
               route = path;
             },
           },
-          (r, variables) => withRequestContext(services, principal, requestId, (ctx) => compiled.execute(r.operation, variables, ctx, { exactErrors: true })),
+          (r, variables) =>
+            withRequestContext(services, principal, requestId, (ctx) =>
+              compiled.execute(r.operation, variables, ctx, { exactErrors: true, keepDomainErrors: true }),
+            ),
         );
       }
     } catch (error) {
