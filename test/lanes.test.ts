@@ -7,7 +7,9 @@
  * which the /graphql lane answers since yoga, sent each first, has validated their text. (Suites
  * that count SQL statements or requests cannot run here: each read is sent twice.)
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromRoot } from "../src/lib/paths.js";
 
 process.env.TEST_TRANSPORT = "compare";
 // the lanes are the same code on either database: the suites compare on the embedded one only
@@ -223,13 +225,11 @@ describe("the REST lane's writes", () => {
 
   it("answers the payout dry run (a query sent by POST) as yoga does: the payout, a 422 naming every problem, 404 and 400", async () => {
     const before = await restLaneAnswers();
-    const payout = {
-      corridor_id: "in-inr-bank",
-      amount: 2_500_000,
-      purpose_of_remittance: "P1301",
-      sender: { first_name: "Maria", last_name: "Santos", country: "US" },
-      beneficiary: { first_name: "Priya", last_name: "Sharma", ifsc_code: "HDFC0000001", account_number: "50100123456789" },
-    };
+    const shipped = JSON.parse(readFileSync(fromRoot("data", "remittance", "requirements.json"), "utf8")) as {
+      corridor_id: string;
+      examples: { body: object }[];
+    }[];
+    const payout = { corridor_id: "in-inr-bank", ...shipped.find((r) => r.corridor_id === "in-inr-bank")!.examples[0]!.body };
     const bodies = [
       payout,
       { ...payout, amount: 150_000_001, beneficiary: { first_name: "Priya", ifsc_code: "ZZZZ0000001", account_number: "12" } },
