@@ -9,6 +9,7 @@ import pg from "pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../../generated/prisma/client.js";
+import { keepMigratedImage, memoryStart } from "./memory-image.js";
 import { migrationsUpToDate } from "./migration-state.js";
 import { applyMigrations } from "./schema-engine.js";
 import { batchReadsOf, type RawRows } from "./batched-reads.js";
@@ -140,7 +141,11 @@ export async function createDb(options: DbOptions): Promise<Database> {
     ephemeral,
     pglite,
     server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
-    migrate: async () => ((await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql))) ? [] : applyMigrations(migrations)),
+    migrate: async () => {
+      const applied = (await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql))) ? [] : await applyMigrations(migrations);
+      if (ephemeral && pglite) await keepMigratedImage(pglite);
+      return applied;
+    },
     ping: async () => {
       await prisma.$queryRawUnsafe("select 1");
     },
@@ -254,7 +259,7 @@ async function openPGlite(dataDir: string): Promise<{ pglite: PGlite; release: (
 /** PGlite in memory or under DATA_DIR, its lock already taken. */
 export async function openEmbedded(dataDir: string) {
   const memory = isMemoryDir(dataDir);
-  const pglite = new PGlite(memory ? undefined : path.join(dataDir, "pglite"));
+  const pglite = memory ? new PGlite(memoryStart()) : new PGlite(path.join(dataDir, "pglite"));
   await pglite.waitReady;
   if (!memory) await ownerOnly(path.join(dataDir, "pglite"));
   return pglite;
