@@ -13,6 +13,8 @@ const config: KnipConfig = {
     "src/main.ts",
     // forked by src/db/migrations.ts by path, never imported
     "src/db/migrate-child.ts",
+    // run by test/helpers/global-setup.ts by path, never imported
+    "test/helpers/migrated-image.ts",
     // run by hand (`npx tsx …`, its README)
     "src/domains/checks/screening/testset/build-testset.ts",
     "bench/*.{ts,mjs}",

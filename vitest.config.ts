@@ -10,6 +10,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // one migrated in-memory database for every test process to start from (test/helpers/global-setup.ts)
+    globalSetup: ["test/helpers/global-setup.ts"],
     env: { NODE_ENV: "test" },
   },
 });

@@ -1,11 +1,17 @@
 /** startTestApp(): the real app on a fresh in-memory PGlite, or on its own PostgreSQL schema. */
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Kind, parse, type OperationDefinitionNode } from "graphql";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
 import { buildApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { useMigratedImage } from "../../src/db/memory-image.js";
+
+// this process's in-memory databases start from the run's migrated image (global-setup.ts), when the run made one
+const migratedImage = inject("migratedImage");
+if (migratedImage) useMigratedImage(new Blob([readFileSync(migratedImage)]));
 
 export const ADMIN_KEY = "test-operator-key-0123456789abcdefghij";
 /** A 1×1 PNG, base64: the smallest identity-document upload the documents routes accept. */
