@@ -211,9 +211,20 @@ describe("OpenAPI", () => {
     expect(events.data.length).toBeGreaterThan(0);
     // reviews: a possible sanctions match opens one; two reviewers reject it, four eyes
     const reviewerKey = async (name: string) =>
-      (await call("POST", "/admin/clients/{client_id}/reviewers", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name } }))
-        .api_key as string;
-    const [ada, ben] = [await reviewerKey("Ada"), await reviewerKey("Ben")];
+      (
+        await call("POST", "/admin/clients/{client_id}/reviewers", `/admin/clients/${clientId}/reviewers`, {
+          key: ADMIN_KEY,
+          body: { name, email: `${name.toLowerCase()}@example.com` },
+        })
+      ).reviewer_id as string;
+    const rotatedKey = async (reviewerId: string) =>
+      (
+        await call("POST", "/admin/clients/{client_id}/reviewers/{reviewer_id}/keys/rotate", `/admin/clients/${clientId}/reviewers/${reviewerId}/keys/rotate`, {
+          key: ADMIN_KEY,
+          body: {},
+        })
+      ).api_key as string;
+    const [ada, ben] = [await rotatedKey(await reviewerKey("Ada")), await rotatedKey(await reviewerKey("Ben"))];
     const listed = await call("POST", "/v2/users", "/v2/users", { body: { first_name: "Qassem", last_name: "Soleymani", email: "q.openapi@example.com" } });
     await t.checksSettled();
     await call("GET", "/v2/reviews/reason-codes", "/v2/reviews/reason-codes", { key: ada });

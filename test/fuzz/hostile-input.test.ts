@@ -295,7 +295,8 @@ describe.each(
     });
     const client = await t.createClient("Fuzz");
     key = client.key;
-    reviewerKey = (await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Fuzz" } })).body.api_key;
+    reviewerKey = (await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Fuzz", email: "fuzz@example.com" } }))
+      .body.api_key;
     const made = await Promise.all(
       ["a", "b"].map((n) => t.rest("POST", "/v2/users", { key, body: { first_name: n, last_name: "Fuzz", email: `${n}@fuzz.example` } })),
     );

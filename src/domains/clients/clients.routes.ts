@@ -37,6 +37,17 @@ export const clientsRoutes: Route[] = [
     field: "createReviewer",
   },
   {
+    method: "POST",
+    path: "/admin/clients/{client_id}/reviewers/{reviewer_id}/keys/rotate",
+    summary: "Issue a reviewer a new key and revoke their previous ones (shown once; the same reviewer identity)",
+    scope: OPERATOR_ONLY,
+    status: 201,
+    operation: restOperation(`mutation RotateReviewerKey($input: RotateReviewerKeyInput!) {
+      rotateReviewerKey(input: $input) { reviewer_id: reviewerId clientId name email api_key: apiKey key_id: keyId } }`),
+    variables: (req) => ({ input: { clientId: req.params.client_id, reviewerId: req.params.reviewer_id } }),
+    field: "rotateReviewerKey",
+  },
+  {
     method: "DELETE",
     path: "/admin/keys/{key_id}",
     summary: "Revoke an API key",

@@ -1,7 +1,7 @@
 /** GraphQL for API clients: the operator key's alone. */
 import { OPERATOR_ONLY } from "../../principal.js";
 import { builder } from "../../graphql/builder.js";
-import { announceKeyChange, createApiClient, createReviewer, revokeApiKey, rotateApiKey } from "./clients.service.js";
+import { announceKeyChange, createApiClient, createReviewer, revokeApiKey, rotateApiKey, rotateReviewerKey } from "./clients.service.js";
 
 const ClientMode = builder.enumType("ClientMode", { values: ["SANDBOX", "LIVE"] as const });
 
@@ -69,8 +69,11 @@ const CreateReviewerInput = builder.inputType("CreateReviewerInput", {
   fields: (t) => ({
     clientId: t.id({ required: true }),
     name: t.string({ required: true, description: "The person's name, as decisions and the audit trail show it" }),
-    email: t.string(),
+    email: t.string({ required: true, description: "The person's email: one reviewer per email in a client (four eyes count people)" }),
   }),
+});
+const RotateReviewerKeyInput = builder.inputType("RotateReviewerKeyInput", {
+  fields: (t) => ({ clientId: t.id({ required: true }), reviewerId: t.id({ required: true }) }),
 });
 
 builder.mutationFields((t) => ({
@@ -80,6 +83,17 @@ builder.mutationFields((t) => ({
     description: "A named reviewer of a client and their key (compliance:review); the client must hold compliance:review",
     args: { input: t.arg({ type: CreateReviewerInput, required: true }) },
     resolve: (_root, { input }, ctx) => createReviewer(ctx.transact, ctx, { ...input, clientId: String(input.clientId) }),
+  }),
+  rotateReviewerKey: t.field({
+    type: IssuedReviewerKey,
+    authScopes: { scope: OPERATOR_ONLY },
+    description: "A new key for a reviewer, their previous keys revoked: the same person, the same identity",
+    args: { input: t.arg({ type: RotateReviewerKeyInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const r = await rotateReviewerKey(ctx.transact, ctx, { clientId: String(input.clientId), reviewerId: String(input.reviewerId) });
+      announceKeyChange(ctx, r.reviewer.clientId);
+      return r;
+    },
   }),
   createApiClient: t.field({
     type: IssuedKey,

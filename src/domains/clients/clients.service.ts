@@ -65,30 +65,59 @@ export async function rotateApiKey(transact: Transact, actor: Actor, clientId: s
   });
 }
 
-export type CreateReviewerInput = { clientId: string; name: string; email?: string | null };
+export type CreateReviewerInput = { clientId: string; name: string; email: string };
 
 /**
  * A named reviewer of a client and their first key (shown once): the key carries the person, so a
- * decision is theirs whatever a request claims. The client must hold compliance:review itself.
+ * decision is theirs whatever a request claims. The client must hold compliance:review itself. The
+ * email names the person: four eyes count people, so one email is one reviewer of a client (a person
+ * who needs a new key gets one with rotateReviewerKey, never a second identity).
  */
 export async function createReviewer(transact: Transact, actor: Actor, input: CreateReviewerInput) {
   const name = input.name?.trim();
-  const email = input.email?.trim() || null;
+  const email = input.email?.trim() ?? "";
   const errors = [
     ...(!name || name.length > 200 ? [{ field: "name", code: "invalid", message: "name must be 1 to 200 characters." }] : []),
-    ...(email && (email.length > 254 || !/^[^@\s]+@[^@\s]+$/.test(email))
-      ? [{ field: "email", code: "invalid_format", message: "email is not an email address." }]
-      : []),
+    ...(!email
+      ? [{ field: "email", code: "required", message: "email is required: it names the person four eyes count." }]
+      : email.length > 254 || !/^[^@\s]+@[^@\s]+$/.test(email)
+        ? [{ field: "email", code: "invalid_format", message: "email is not an email address." }]
+        : []),
   ];
   return transact(actor, async ({ tx, audit }) => {
-    const client = await foundOr404("API client", input.clientId, (id) => tx.apiClient.findUnique({ where: { id } }));
+    const client = await lockedClient(tx, input.clientId);
     if (errors.length) throw invalid(errors);
     if (!client.scopes.includes(REVIEW_SCOPE))
       throw new DomainError("INVALID_STATE_TRANSITION", `The client does not hold ${REVIEW_SCOPE}: its reviewers could not review.`);
+    const same = await tx.reviewer.findFirst({ where: { clientId: client.id, email: { equals: email, mode: "insensitive" } }, select: { id: true } });
+    if (same)
+      throw new DomainError("CONFLICT", "A reviewer of this client has this email: rotate their key instead of creating a second identity.", undefined, {
+        reviewer_id: same.id,
+      });
     const reviewer = await tx.reviewer.create({ data: { clientId: client.id, name: name!, email } });
     const key = await issueKey(tx, client.id, client.mode, reviewer.id);
     audit({ action: "reviewer.created", targetType: "reviewer", targetId: reviewer.id, changedFields: ["name", "email"] });
     return { reviewer, ...key };
+  });
+}
+
+/** A new key for a reviewer, their previous keys revoked in the same transaction: the person stays one identity. */
+export async function rotateReviewerKey(transact: Transact, actor: Actor, input: { clientId: string; reviewerId: string }) {
+  return transact(actor, async ({ tx, audit }) => {
+    const client = await lockedClient(tx, input.clientId);
+    const reviewer = await foundOr404("reviewer", input.reviewerId, (id) => tx.reviewer.findFirst({ where: { id, clientId: client.id } }));
+    await tx.apiKey.updateMany({ where: { reviewerId: reviewer.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    const key = await issueKey(tx, client.id, client.mode, reviewer.id);
+    audit({ action: "reviewer.key_rotated", targetType: "reviewer", targetId: reviewer.id });
+    return { reviewer, ...key };
+  });
+}
+
+/** The client under its row's lock: its reviewers are created one at a time, so one email never makes two. */
+async function lockedClient(tx: Pick<Db, "$queryRawUnsafe" | "apiClient">, id: string) {
+  return foundOr404("API client", id, async (id) => {
+    const [row] = await tx.$queryRawUnsafe<{ id: string }[]>(`select id::text from api_clients where id = $1::uuid for update`, id);
+    return row ? tx.apiClient.findUnique({ where: { id: row.id } }) : null;
   });
 }
 

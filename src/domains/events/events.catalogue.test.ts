@@ -50,7 +50,8 @@ describe("the event catalogue", () => {
     // a possible sanctions match opens a review; a reviewer decides it
     await t.rest("POST", "/v2/users", { key, body: { first_name: "Qassem", last_name: "Soleymani", email: "q.cat@example.com" } });
     await t.checksSettled();
-    const reviewer = (await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Cat" } })).body.api_key as string;
+    const reviewer = (await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Cat", email: "cat@example.com" } })).body
+      .api_key as string;
     const [review] = (await t.rest("GET", "/v2/reviews", { key: reviewer })).body.data;
     const hits = review.hits.map((h: { hit_id: string }) => ({ hit_id: h.hit_id, decision: "TRUE_MATCH" }));
     const body = { outcome: "REJECT", reason_code: "confirmed_sanctions_match", hits };

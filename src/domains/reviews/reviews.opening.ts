@@ -3,12 +3,14 @@
  * users): a run that needs a person opens a review of its type for the user, or adds its net-new hits to
  * the one still waiting for a decision. A hit is net-new when no review of the user has held the same
  * entry with the same fingerprints (the entry's data and the user's screened data): a re-screen that
- * finds the same thing again raises no alert; a changed entry or changed data does.
+ * finds the same thing again raises no alert; a changed entry or changed data does. A decision still
+ * waiting for its approval was made without the newer finding: the finding withdraws it and the review
+ * is open again, so no approval ever takes effect against what its decider never saw.
  */
 import { stamps } from "../../db/insert-rows.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
 import type { Write } from "../events/events.write.js";
-import { hitsOf, needsReview, NOT_CLOSED, reviewRiskOf, UNDECIDED, type CompletedRun, type RecordedMatch } from "./reviews.rules.js";
+import { hitsOf, needsReview, NOT_CLOSED, reviewRiskOf, type CompletedRun, type RecordedMatch } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
 
 const hitKey = (m: Pick<RecordedMatch, "entryId" | "entryHash" | "subjectHash">) => `${m.entryId}:${m.entryHash}:${m.subjectHash}`;
@@ -47,12 +49,12 @@ export async function openReviews(write: Write, runs: readonly CompletedRun[], s
     for (const m of fresh) seen.add(`${run.userId}:${hitKey(m)}`);
     const screening = run.type === "SANCTIONS_SCREENING";
     if (screening && !fresh.length) continue; // nothing a reviewer has not seen
-    const sameType = existing.filter((r) => r.userId === run.userId && r.type === run.type);
-    const waiting = sameType.find((r) => UNDECIDED.includes(r.status));
+    const waiting = existing.find((r) => r.userId === run.userId && r.type === run.type);
     if (waiting) {
       // an entry the review holds that changed since: its hit is the changed one now, undecided
       const changed = fresh.filter((m) => seenHits.some((h) => h.reviewId === waiting.id && h.entryId === m.entryId)).map((m) => m.entryId);
       if (changed.length) await tx.reviewHit.deleteMany({ where: { reviewId: waiting.id, entryId: { in: changed } } });
+      const reopened = waiting.status === "PENDING_APPROVAL";
       await tx.review.update({
         where: { id: waiting.id },
         data: {
@@ -61,14 +63,14 @@ export async function openReviews(write: Write, runs: readonly CompletedRun[], s
           riskScore: reviewRiskOf(run),
           version: { increment: 1 },
           updatedAt: write.now(run.clientId),
+          ...(reopened ? await withdrawnDecision(write, waiting.id) : {}),
           hits: { create: fresh.map((m) => hitRow(run, m)) },
         },
       });
-      write.emit("review.updated", run.clientId, { reviewId: waiting.id, userId: run.userId, change: "hits_added" });
+      waiting.status = reopened ? "OPEN" : waiting.status;
+      write.emit("review.updated", run.clientId, { reviewId: waiting.id, userId: run.userId, change: reopened ? "reopened" : "hits_added" });
       continue;
     }
-    // an issue of another type already decided and waiting for approval is not opened twice
-    if (!screening && sameType.length) continue;
     opened.push({ ...run, result: { ...(run.result as object), matches: fresh } });
   }
   if (!opened.length) return;
@@ -109,3 +111,14 @@ const hitRow = (run: CompletedRun, m: RecordedMatch) => ({
   score: m.score,
   match: m as object,
 });
+
+/**
+ * A decision waiting for approval, withdrawn: the review's fields that open it again (its hits'
+ * decisions cleared, to be made anew). Its note stays until the next decision replaces it; the
+ * withdrawal is in the audit trail.
+ */
+export async function withdrawnDecision(write: Write, reviewId: string) {
+  await write.tx.reviewHit.updateMany({ where: { reviewId }, data: { decision: null } });
+  write.audit({ action: "review.reopened", targetType: "review", targetId: reviewId, changedFields: ["status", "outcome", "reasonCode", "note", "hits"] });
+  return { status: "OPEN", outcome: null, reasonCode: null, decidedById: null, decidedAt: null } as const;
+}

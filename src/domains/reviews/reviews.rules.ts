@@ -124,12 +124,34 @@ export function decisionErrors(input: DecisionInput, hitIds: readonly string[]):
 }
 
 /**
- * Four eyes: a rejection, and clearing a user whose risk is HIGH, take effect only once a second
- * reviewer approves. The user's risk is weighed apart from the review's own finding (which alone makes
- * it HIGH); overturning a run that rejected the user by itself (a strong match) counts as clearing HIGH.
+ * A hit's level: the matcher's verdict on it (screen-person.ts records one per match); an upstream
+ * provider's hit without one takes the status of the run that found it.
  */
-export const needsSecondReviewer = (outcome: ReviewOutcome, { riskApart, runStatus }: { riskApart: string | null; runStatus: CheckStatus }) =>
-  outcome === "REJECT" || (outcome === "CLEAR" && (riskApart === "HIGH" || runStatus === "REJECTED"));
+export const hitLevel = (match: unknown, runStatus: CheckStatus): "CONSIDER" | "REJECTED" => {
+  const verdict = match && typeof match === "object" ? (match as { status?: unknown }).status : undefined;
+  if (verdict === "REJECTED" || verdict === "CONSIDER") return verdict;
+  return runStatus === "REJECTED" ? "REJECTED" : "CONSIDER";
+};
+
+/**
+ * Four eyes: a rejection, and clearing a user whose risk is HIGH, take effect only once a second
+ * reviewer approves. The user's risk is weighed apart from the review's own findings (which alone make
+ * it HIGH); `held` are the levels of every finding the review holds (each hit, or the runs of a review
+ * without hits), so a weaker finding added later never hides a stronger one: clearing any finding that
+ * rejected the user by itself (a strong match) counts as clearing HIGH.
+ */
+export const needsSecondReviewer = (outcome: ReviewOutcome, { riskApart, held }: { riskApart: string | null; held: readonly CheckStatus[] }) =>
+  outcome === "REJECT" || (outcome === "CLEAR" && (riskApart === "HIGH" || held.includes("REJECTED")));
+
+/** A reviewer as four eyes count them: the person (their email) behind the identity. */
+export type ReviewerPerson = { id: string; email: string | null };
+
+/**
+ * Whether two reviewer identities are one person: the same identity, or the same email (an operator
+ * may have issued one person a second identity before emails were unique per client).
+ */
+export const samePerson = (a: ReviewerPerson, b: ReviewerPerson) =>
+  a.id === b.id || (!!a.email && !!b.email && a.email.trim().toLowerCase() === b.email.trim().toLowerCase());
 
 /** What a decision that took effect records on the user's checks, as a person's result of the review's type. */
 export const decidedStatus = (outcome: "CLEAR" | "REJECT"): "CLEAR" | "REJECTED" => (outcome === "CLEAR" ? "CLEAR" : "REJECTED");

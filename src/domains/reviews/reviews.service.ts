@@ -13,7 +13,8 @@ import { isUuid } from "../../lib/ids.js";
 import type { Reviewer } from "../../principal.js";
 import type { Write } from "../events/events.write.js";
 import { recordCompletedRun, riskApartFrom } from "../checks/checks.engine.js";
-import { decidedStatus, decisionErrors, needsSecondReviewer, noteErrors, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
+import { withdrawnDecision } from "./reviews.opening.js";
+import { decidedStatus, decisionErrors, hitLevel, needsSecondReviewer, noteErrors, samePerson, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
 
 type Selection = { select?: Prisma.ReviewSelect; include?: Prisma.ReviewInclude };
@@ -68,16 +69,29 @@ export async function reviewQueue(ctx: RequestContext) {
   return { open: count("OPEN"), escalated: count("ESCALATED"), pendingApproval: count("PENDING_APPROVAL"), oldestOpenAt: oldest?.createdAt ?? null };
 }
 
-/** The review under its row's lock, within the write: two decisions on one review never both pass their checks. */
+/**
+ * The review under its row's lock, within the write: two decisions on one review never both pass their
+ * checks. Its user's row is locked first, in the order the checks engine locks them (user, then the
+ * user's reviews), so a decision and a settlement of the same user wait for each other instead of
+ * deadlocking.
+ */
 async function lockedReview(write: Write, ctx: RequestContext, id: string) {
   const clientId = tenantOf(ctx);
   const review = await foundOr404("review", id, async (id) => {
-    const [row] = await write.tx.$queryRawUnsafe<{ id: string }[]>(
-      `select id::text from reviews where id = $1::uuid and client_id = $2::uuid for update`,
+    const [owner] = await write.tx.$queryRawUnsafe<{ id: string }[]>(
+      `select id::text from users where id = (select user_id from reviews where id = $1::uuid and client_id = $2::uuid) for update`,
       id,
       clientId,
     );
-    return row ? write.tx.review.findUnique({ where: { id: row.id }, include: { hits: { select: { id: true, entryId: true } } } }) : null;
+    if (!owner) return null;
+    await write.tx.$queryRawUnsafe(`select id from reviews where id = $1::uuid for update`, id);
+    return write.tx.review.findUnique({
+      where: { id },
+      include: {
+        hits: { select: { id: true, entryId: true, match: true, checkRunId: true } },
+        decidedBy: { select: { id: true, email: true } },
+      },
+    });
   });
   return review;
 }
@@ -139,8 +153,7 @@ export async function decideReview(ctx: RequestContext, input: Decision, query?:
       write.emit("review.updated", review.clientId, { reviewId: review.id, userId: review.userId, change: "escalated" });
       return review.id;
     }
-    const reviewed = await write.tx.checkRun.findUniqueOrThrow({ where: { id: review.checkRunId }, select: { status: true } });
-    const waits = needsSecondReviewer(outcome, { riskApart: await riskApartFrom(write.tx, review.userId, review.type), runStatus: reviewed.status });
+    const waits = needsSecondReviewer(outcome, { riskApart: await riskApartFrom(write.tx, review.userId, review.type), held: await heldLevels(write, review) });
     const updated = await write.tx.review.update({
       where: { id: review.id },
       data: { ...decided, status: waits ? "PENDING_APPROVAL" : "CLOSED", ...(waits ? {} : await carriedToUser(write, review, outcome, decided.reasonCode)) },
@@ -161,8 +174,14 @@ export async function approveReview(ctx: RequestContext, input: { reviewId: stri
   const id = await ctx.transact(ctx, async (write) => {
     const review = await lockedReview(write, ctx, input.reviewId);
     if (review.status !== "PENDING_APPROVAL") throw ACTIONS_ON(review.status, "approved");
-    if (review.decidedById === me.id)
+    const approver = await write.tx.reviewer.findUniqueOrThrow({ where: { id: me.id }, select: { id: true, email: true } });
+    if (!review.decidedBy || samePerson(review.decidedBy, approver))
       throw new DomainError("SECOND_REVIEWER_REQUIRED", "You decided this review: a second, different reviewer must approve it.");
+    if (await supersededDecision(write, review)) {
+      await write.tx.review.update({ where: { id: review.id }, data: { ...(await withdrawnDecision(write, review.id)), ...touched(write) } });
+      write.emit("review.updated", review.clientId, { reviewId: review.id, userId: review.userId, change: "reopened" });
+      return null;
+    }
     const outcome = review.outcome as "CLEAR" | "REJECT";
     const note = input.note ? [review.note, `Approval: ${input.note}`].filter(Boolean).join("\n") : review.note;
     const updated = await write.tx.review.update({
@@ -182,7 +201,56 @@ export async function approveReview(ctx: RequestContext, input: { reviewId: stri
     write.emit("review.decided", review.clientId, reviewEvent(updated));
     return review.id;
   });
+  if (!id)
+    throw new DomainError(
+      "INVALID_STATE_TRANSITION",
+      "A finding newer than this decision waits in another review: the decision is withdrawn and the review is OPEN again.",
+    );
   return getReview(ctx, id, query);
+}
+
+const touched = (write: Write) => ({ version: { increment: 1 }, updatedAt: write.now() });
+
+/**
+ * Whether a finding newer than the decision waits in another review of the user and type: one opened
+ * after the decision, or one still undecided beside it. A finding that arrives while a decision waits
+ * for approval withdraws it (reviews.opening.ts); this keeps the rule where two reviews of one user and
+ * type are open side by side.
+ */
+async function supersededDecision(write: Write, review: { id: string; userId: string; type: CheckType; decidedAt: Date | null }) {
+  const newer = await write.tx.review.count({
+    where: {
+      userId: review.userId,
+      type: review.type,
+      id: { not: review.id },
+      OR: [{ status: { in: UNDECIDED } }, ...(review.decidedAt ? [{ createdAt: { gt: review.decidedAt } }] : [])],
+    },
+  });
+  return newer > 0;
+}
+
+/**
+ * The levels of the findings a review holds, for four eyes: each hit's (the matcher's verdict, or its
+ * run's status), or for a review without hits every automatic run of its type since it opened.
+ */
+async function heldLevels(
+  write: Write,
+  review: { userId: string; type: CheckType; checkRunId: string; createdAt: Date; hits: { match: unknown; checkRunId: string }[] },
+) {
+  const { tx } = write;
+  if (review.hits.length) {
+    const runs = await tx.checkRun.findMany({ where: { id: { in: [...new Set(review.hits.map((h) => h.checkRunId))] } }, select: { id: true, status: true } });
+    return review.hits.map((h) => hitLevel(h.match, runs.find((r) => r.id === h.checkRunId)?.status ?? "CONSIDER"));
+  }
+  const runs = await tx.checkRun.findMany({
+    where: {
+      userId: review.userId,
+      type: review.type,
+      OR: [{ id: review.checkRunId }, { completedAt: { gte: review.createdAt }, decidedBy: { not: "OPERATOR" } }],
+    },
+    select: { status: true },
+  });
+  return runs.map((r) => r.status);
 }
 
 /** The decision as a person's result on the user's checks (it settles the user); the run's id goes on the review. */

@@ -199,6 +199,114 @@ describe.each(backends)("compliance reviews on %s", (backend) => {
     expect(delivered.every((d) => d.verified)).toBe(true);
   }, 90_000);
 
+  const STRONG = { first_name: "Qasem", last_name: "Soleimani", date_of_birth: LISTED_DOB }; // 10481 by itself: REJECTED
+  const allHits = (review: any, decision: string) => review.hits.map((h: any) => ({ hit_id: h.hit_id, decision }));
+  const rename = async (userId: string, names: Record<string, string>) => {
+    expect((await t.rest("PUT", `/v2/users/${userId}`, { key, body: names })).status).toBe(200);
+    await t.checksSettled();
+  };
+
+  it("holds the CLEAR of a review holding a strong hit for a second reviewer, whatever weaker run came after it", async () => {
+    const userId = await verifiedUser(STRONG);
+    const [opened] = await reviewsOf(userId);
+    // another listed name with the same date of birth: a possible match (7789), added to the same review by a CONSIDER run
+    await rename(userId, { first_name: "Dusko", last_name: "Sikirica" });
+    const review = (await t.rest("GET", `/v2/reviews/${opened.review_id}`, { key: ada.key })).body;
+    expect(review.hits.map((h: any) => [h.entry_id, h.status]).sort()).toEqual([
+      ["10481", "REJECTED"],
+      ["7789", "CONSIDER"],
+    ]);
+    const cleared = await decide(review.review_id, ada.key, { outcome: "CLEAR", reason_code: "documents_verified", hits: allHits(review, "FALSE_POSITIVE") });
+    expect(cleared.body).toMatchObject({ status: "PENDING_APPROVAL", outcome: "CLEAR", decision_check_id: null });
+    // the name back: 10481 is judged again, not suppressed by a decision that never took effect
+    await rename(userId, { first_name: "Qasem", last_name: "Soleimani" });
+    const screening = (await t.rest("GET", `/v2/users/${userId}/checks`, { key })).body.data.find((r: any) => r.type === "SANCTIONS_SCREENING");
+    expect(screening).toMatchObject({ status: "REJECTED", result: { matches: [expect.not.objectContaining({ suppressed: true })] } });
+    expect(await user(userId)).toMatchObject({ status: "REJECTED" });
+  }, 90_000);
+
+  it("withdraws a decision waiting for approval when a newer finding arrives: no stale approval overturns it", async () => {
+    const userId = await verifiedUser(STRONG);
+    const [opened] = await reviewsOf(userId);
+    const first = (await t.rest("GET", `/v2/reviews/${opened.review_id}`, { key: ada.key })).body;
+    expect(
+      (await decide(first.review_id, ada.key, { outcome: "CLEAR", reason_code: "documents_verified", hits: allHits(first, "FALSE_POSITIVE") })).body,
+    ).toMatchObject({
+      status: "PENDING_APPROVAL",
+    });
+    // a newer screening finds a strong match on another entry: the review is open again, holding both, undecided
+    await rename(userId, { first_name: "Dusko", last_name: "Sikirica", date_of_birth: "1964-03-23" });
+    const reviews = await reviewsOf(userId);
+    expect(reviews.map((r) => r.review_id)).toEqual([first.review_id]);
+    const reopened = (await t.rest("GET", `/v2/reviews/${first.review_id}`, { key: ben.key })).body;
+    expect(reopened).toMatchObject({ status: "OPEN", outcome: null, decided_by: null });
+    expect(reopened.hits.map((h: any) => [h.entry_id, h.decision]).sort()).toEqual([
+      ["10481", null],
+      ["7789", null],
+    ]);
+    // the stale approval is refused and moves nobody
+    const stale = await t.rest("POST", `/v2/reviews/${first.review_id}/approve`, { key: ben.key, body: {} });
+    expect(stale).toMatchObject({ status: 409, body: { code: "INVALID_STATE_TRANSITION" } });
+    expect(await user(userId)).toMatchObject({ status: "REJECTED" });
+    const audit = await t.db.auditEntry.findMany({ where: { targetId: first.review_id }, orderBy: { createdAt: "asc" } });
+    expect(audit.map((a) => a.action)).toEqual(["review.opened", "review.decided", "review.reopened"]);
+
+    // two reviews side by side (as rows written before findings withdrew decisions): approving the older decision withdraws it
+    const again = await decide(first.review_id, ada.key, { outcome: "CLEAR", reason_code: "documents_verified", hits: allHits(reopened, "FALSE_POSITIVE") });
+    expect(again.body).toMatchObject({ status: "PENDING_APPROVAL" });
+    const {
+      id: _id,
+      createdAt: _c,
+      updatedAt: _u,
+      decidedAt: _d,
+      outcome: _o,
+      reasonCode: _r,
+      decidedById: _b,
+      note: _n,
+      ...rest
+    } = await t.db.review.findUniqueOrThrow({
+      where: { id: first.review_id },
+    });
+    const beside = await t.db.review.create({ data: { ...rest, status: "OPEN", screened: rest.screened as object } });
+    const superseded = await t.rest("POST", `/v2/reviews/${first.review_id}/approve`, { key: ben.key, body: {} });
+    expect(superseded).toMatchObject({ status: 409, body: { code: "INVALID_STATE_TRANSITION" } });
+    expect((await t.rest("GET", `/v2/reviews/${first.review_id}`, { key: ben.key })).body).toMatchObject({ status: "OPEN" });
+    expect(await user(userId)).toMatchObject({ status: "REJECTED" });
+    await t.db.review.delete({ where: { id: beside.id } });
+  }, 90_000);
+
+  it("counts people, not identities: one email is one reviewer, who gets a new key by rotation", async () => {
+    const taken = await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Ada Again", email: "ADA@example.com " } });
+    expect(taken).toMatchObject({ status: 409, body: { code: "CONFLICT" } });
+    const nameless = await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "No Mail" } });
+    expect(nameless.status).toBe(400);
+    // a new key for Ada: the same identity, the old key revoked at once
+    const rotated = await t.rest("POST", `/admin/clients/${clientId}/reviewers/${ada.id}/keys/rotate`, { key: ADMIN_KEY, body: {} });
+    expect(rotated).toMatchObject({ status: 201, body: { reviewer_id: ada.id, api_key: expect.any(String) } });
+    expect((await t.rest("GET", "/v2/reviews", { key: ada.key })).status).toBe(401);
+    ada = { ...ada, key: rotated.body.api_key };
+    const gql = await t.gql(ADMIN_KEY, `mutation($input: RotateReviewerKeyInput!) { rotateReviewerKey(input: $input) { reviewerId apiKey } }`, {
+      input: { clientId, reviewerId: ada.id },
+    });
+    expect(gql.data.rotateReviewerKey).toMatchObject({ reviewerId: ada.id });
+    ada = { ...ada, key: gql.data.rotateReviewerKey.apiKey };
+    expect((await t.rest("GET", "/v2/reviews", { key: ada.key })).status).toBe(200);
+    // a second identity of one person, as rows written before emails were unique: four eyes still see one person
+    const twin = await t.db.reviewer.create({ data: { clientId, name: "Ada Twin", email: "Ada@Example.com" } });
+    const twinKey = (await t.rest("POST", `/admin/clients/${clientId}/reviewers/${twin.id}/keys/rotate`, { key: ADMIN_KEY, body: {} })).body.api_key;
+    const userId = await verifiedUser({ ...VARIANT, date_of_birth: "1982-03-03" });
+    const [queued] = await reviewsOf(userId);
+    const review = (await t.rest("GET", `/v2/reviews/${queued.review_id}`, { key: ada.key })).body;
+    const rejected = await decide(review.review_id, ada.key, {
+      outcome: "REJECT",
+      reason_code: "confirmed_sanctions_match",
+      hits: allHits(review, "TRUE_MATCH"),
+    });
+    expect(rejected.body).toMatchObject({ status: "PENDING_APPROVAL" });
+    const self = await t.rest("POST", `/v2/reviews/${review.review_id}/approve`, { key: twinKey, body: {} });
+    expect(self).toMatchObject({ status: 409, body: { code: "SECOND_REVIEWER_REQUIRED" } });
+  }, 90_000);
+
   it("answers another client's review 404 and a key without compliance:review 403", async () => {
     const userId = await verifiedUser({ ...VARIANT, date_of_birth: "1981-02-02" });
     const [review] = await reviewsOf(userId);
