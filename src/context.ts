@@ -43,6 +43,8 @@ export type Services = {
 };
 
 export type RequestContext = Services & {
+  /** real time, whatever the caller's clock (`now` follows a sandbox clock): what crosses a real network keeps it */
+  realNow: () => Date;
   principal: Principal;
   requestId: string;
   /** what this request's operation has read so far, against `workLimits` */
@@ -75,6 +77,7 @@ export function requestContext(services: Services, principal: Principal, request
     events,
     delivery,
     now,
+    realNow: services.now,
     compliance,
     payouts,
     documentStore,

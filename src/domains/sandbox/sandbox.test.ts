@@ -321,6 +321,12 @@ describe.each(backends)("the sandbox clock on %s", (backend) => {
     expect(ahead(updated.body.updated_at), updated.body.updated_at).toBe(true);
     const endpoint = await t.rest("POST", "/v2/webhooks", { key: a.key, body: { url: "http://127.0.0.1:9/clock", event_types: ["user.risk_level.updated"] } });
     expect([endpoint.body.created_at, endpoint.body.updated_at].every(ahead), JSON.stringify(endpoint.body)).toBe(true);
+    // what happens on a real network keeps real time: a test event's attempt, and its redelivery
+    const sent = await t.rest("POST", `/v2/webhooks/${endpoint.body.webhook_id}/test`, { key: a.key, body: {} });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const again = await t.rest("POST", `/v2/webhooks/${endpoint.body.webhook_id}/redeliver`, { key: a.key, body: { event_id: sent.body.event_id } });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    for (const attempt of [sent.body, again.body]) expect(ahead(attempt.attempted_at), attempt.attempted_at).toBe(false);
 
     // the other client's identical sign-up keeps real time throughout
     const real = (at: string | Date | null) => !!at && Math.abs(new Date(at).getTime() - Date.now()) < 3_600_000;

@@ -9,7 +9,7 @@ import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { DomainError, invalid, notFound } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
-import { deliverWebhook } from "./webhooks.delivery.js";
+import { deliverWebhook, type DeliveryDeps } from "./webhooks.delivery.js";
 import { checkEventType, checkEventTypes, DEFAULT_TEST_EVENT_TYPE, newSecret, ROTATION_GRACE_MS } from "./webhooks.rules.js";
 import { testEvent } from "./webhooks.samples.js";
 import { resolveTarget, UrlRefused } from "./webhooks.ssrf-guard.js";
@@ -143,7 +143,7 @@ export async function redeliver(ctx: RequestContext, endpointId: string, eventId
     ]);
   const envelope = sent.payload as { id: string; type: string; created_at: string; data: unknown; test?: boolean };
   const result = await deliverWebhook(
-    ctx,
+    onRealNetwork(ctx),
     endpointId,
     // a redelivered test event is still one: its envelope keeps `test: true`
     { id: envelope.id, type: envelope.type, createdAt: envelope.created_at, data: envelope.data, test: envelope.test },
@@ -163,11 +163,18 @@ export async function sendTestEvent(ctx: RequestContext, endpointId: string, typ
   if (ctx.principal.mode !== "SANDBOX") throw new DomainError("NOT_FOUND", "Test events exist for sandbox keys only.");
   const eventType = checkEventType(type ?? DEFAULT_TEST_EVENT_TYPE);
   await enabledEndpoint(ctx, endpointId, "sending a test event");
-  const result = await deliverWebhook(ctx, endpointId, testEvent(eventType, ctx.now()), { manual: true });
+  const result = await deliverWebhook(onRealNetwork(ctx), endpointId, testEvent(eventType, ctx.now()), { manual: true });
   if ("skipped" in result) throw notFound("webhook endpoint"); // deleted or disabled while it ran
   await ctx.transact(ctx, async ({ audit }) => audit({ action: "webhook_event.test_sent", targetType: "webhook_endpoint", targetId: endpointId }));
   return result.attempt;
 }
+
+/**
+ * What a delivery asked for in a request needs: real time for the attempt and its signature, as the
+ * delivery worker's (a receiver checks `webhook-timestamp` against its own clock), whatever the
+ * sandbox clock; the event itself keeps the client's time.
+ */
+const onRealNetwork = (ctx: RequestContext): DeliveryDeps => ({ db: ctx.db, cipher: ctx.cipher, logger: ctx.logger, webhooks: ctx.webhooks, now: ctx.realNow });
 
 /** The caller's endpoint, refused with WEBHOOK_ENDPOINT_DISABLED while disabled: nothing is sent to it then. */
 async function enabledEndpoint(ctx: RequestContext, id: string, doing: string) {
