@@ -116,7 +116,7 @@ const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as con
 type DecidedRun = { id: string; clientId: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
 
 /** A run by id; a client principal (never the operator) sees only its own client's. */
-function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
+export function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
   return foundOr404("check", checkId, (id) => {
     const where = ctx.principal.kind === "client" ? { id, clientId: ctx.principal.clientId } : { id };
     return ctx.db.checkRun.findFirst({ where, select: { id: true, clientId: true, userId: true, type: true, createdAt: true, decidedBy: true } });

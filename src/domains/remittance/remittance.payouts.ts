@@ -18,7 +18,7 @@ function versionsAt(rows: readonly RequirementRow[], now: Date) {
   return { current, future };
 }
 
-async function corridorOf(ctx: RequestContext, corridorId: string) {
+export async function corridorOf(ctx: RequestContext, corridorId: string) {
   const catalogue = await ctx.payouts.read();
   const corridor = catalogue.corridors.get(corridorId);
   if (!corridor) throw notFound("corridor");
