@@ -147,9 +147,9 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     redis: redis?.client ?? null,
   });
   const legacy = { enabled: config.v1Enabled, sunset: config.v1Sunset, deprecatedAt: V1_DEPRECATED_AT, count: metrics.countLegacy };
-  const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy });
+  const answerRoute = createRouteAnswerer({ table, schema, maxBodyBytes: config.maxBodyBytes, cache: sharedCache, legacy, services });
   const maskError = createMaskError(services.logger);
-  const validated = createValidatedDocuments();
+  const validated = createValidatedDocuments(config.queryCacheBytes);
   const live = createLiveOperations({
     limits: { perKey: config.maxSubscriptionsPerKey, perSocket: config.maxSubscriptionsPerSocket, total: config.maxSubscriptions },
     auth: services.auth,

@@ -23,6 +23,8 @@ export type Config = {
   graphiql: boolean;
   /** @default 1 MiB */
   maxBodyBytes: number;
+  /** bytes the parsed query texts kept by yoga's parse cache may weigh, and the lanes' validated texts as much again (QUERY_CACHE_BYTES) @default 16 MiB */
+  queryCacheBytes: number;
   /** requests per API key per minute; 0 turns the limit off @default 600 */
   rateLimitPerMinute: number;
   /** open subscriptions per API key on this instance, graphql-ws and SSE together (MAX_SUBSCRIPTIONS_PER_KEY) @default 50 */
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === "test" ? "silent" : "info"),
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
+    queryCacheBytes: intVar(env, "QUERY_CACHE_BYTES", 16 * 1024 * 1024, 0),
     rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
     maxSubscriptionsPerKey: intVar(env, "MAX_SUBSCRIPTIONS_PER_KEY", 50, 1),
     maxSubscriptionsPerSocket: intVar(env, "MAX_SUBSCRIPTIONS_PER_SOCKET", 20, 1),

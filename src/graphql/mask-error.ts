@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { GraphQLError } from "graphql";
 import { isOutage, outageGraphQLError } from "../db/outage.js";
-import { DomainError, type FieldError } from "../lib/errors.js";
+import { clip, DomainError, listedProblems, SHOWN, type FieldError } from "../lib/errors.js";
 import type { Logger } from "../lib/logger.js";
 
 export function createMaskError(logger: Logger) {
@@ -19,9 +19,10 @@ export function createMaskError(logger: Logger) {
     if (original instanceof DomainError) return fromDomainError(error, original);
     if (original && !(original instanceof GraphQLError) && !error.extensions?.http) return internal(logger, original, error);
     // parse, validation and variable-coercion errors from graphql-js carry no code (or only a scalar's) and no field
-    const fields = fieldsOf(error.message);
-    if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === withoutValues(error.message)) return error;
-    return new GraphQLError(withoutValues(error.message), {
+    const fields = listedProblems(fieldsOf(error.message)).fields;
+    const message = clip(withoutValues(error.message), SHOWN.detail);
+    if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === message) return error;
+    return new GraphQLError(message, {
       nodes: error.nodes,
       path: error.path,
       source: error.source,

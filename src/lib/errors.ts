@@ -45,25 +45,103 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** A problem with one input field; `field` is a dotted path in the domain's (camelCase) names. */
 export type FieldError = { field: string; code: string; message: string };
 
+/**
+ * The most problems one answer lists (REST `errors`, GraphQL `extensions.fields`); past it they are
+ * only counted, in `errors_omitted` (GraphQL `extensions.errorsOmitted`). One bound for every
+ * route, so no body, however built, makes an error answer larger than a few kilobytes.
+ */
+export const MAX_LISTED_PROBLEMS = 20;
+/** Characters of a field path, a field's message and a detail an answer shows: keys and values come from the caller. */
+export const SHOWN = { field: 120, message: 500, detail: 2000 };
+
+/** Text cut to `max` characters (a caller's key can be as long as the body), never leaving half a surrogate pair. */
+export function clip(text: string, max: number = SHOWN.field) {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
+/**
+ * Problems as a walk finds them: the first MAX_LISTED_PROBLEMS kept, the rest only counted. A walk
+ * that checks `full` before it builds a message does no more per problem past the cap than count it.
+ */
+export class Problems<T> {
+  readonly listed: T[] = [];
+  omitted = 0;
+  get full() {
+    return this.listed.length >= MAX_LISTED_PROBLEMS;
+  }
+  get size() {
+    return this.listed.length + this.omitted;
+  }
+  add(problem: T) {
+    if (this.full) this.omitted++;
+    else this.listed.push(problem);
+  }
+  /** `count` problems found past the cap, counted without being built */
+  skip(count: number) {
+    this.omitted += count;
+  }
+}
+
+/**
+ * The keys of `object` that `known` does not hold, as a walk reports them: `report` is called for each
+ * until `problems` is full; the rest are counted from the sizes (all keys less the known ones
+ * present), not visited one by one, so a hundred thousand unknown keys cost what the cap costs.
+ */
+export function reportUnknownKeys(object: object, known: ReadonlySet<string>, problems: Problems<unknown>, report: (key: string) => void) {
+  const keys = Object.keys(object);
+  let unknown = keys.length;
+  for (const key of known) if (Object.hasOwn(object, key)) unknown--;
+  for (let i = 0; i < keys.length && unknown > 0 && !problems.full; i++)
+    if (!known.has(keys[i]!)) {
+      unknown--;
+      report(keys[i]!);
+    }
+  problems.skip(unknown);
+}
+
+/** The listed part of a problem list and the meta that counts the rest (`errorsOmitted`), its texts clipped. */
+export function listedProblems(fields: readonly FieldError[], meta?: Record<string, unknown>) {
+  const before = typeof meta?.errorsOmitted === "number" ? meta.errorsOmitted : 0;
+  const omitted = before + Math.max(fields.length - MAX_LISTED_PROBLEMS, 0);
+  const listed = fields.slice(0, MAX_LISTED_PROBLEMS).map((f) => ({ ...f, field: clip(f.field), message: clip(f.message, SHOWN.message) }));
+  return { fields: listed, meta: omitted ? { ...meta, errorsOmitted: omitted } : meta };
+}
+
 /** An error whose message is safe to show the caller. Anything else is masked as INTERNAL. */
 export class DomainError extends Error {
+  readonly fields?: FieldError[];
+  /** extra, safe, machine-readable facts (e.g. attempts_remaining, retry_after, errorsOmitted) */
+  readonly meta?: Record<string, unknown>;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly fields?: FieldError[],
-    /** extra, safe, machine-readable facts (e.g. attempts_remaining, retry_after) */
-    readonly meta?: Record<string, unknown>,
+    fields?: FieldError[],
+    meta?: Record<string, unknown>,
   ) {
-    super(message);
+    super(clip(message, SHOWN.detail));
     this.name = "DomainError";
+    const listed = fields ? listedProblems(fields, meta) : { fields, meta };
+    this.fields = listed.fields;
+    this.meta = listed.meta;
   }
 }
 
 export const notFound = (what: string) => new DomainError("NOT_FOUND", `No ${what} with that id exists.`);
-export const invalid = (fields: FieldError[]) =>
+/** VALIDATION_FAILED naming each listed field; `omitted` more were found and only counted. */
+export const invalid = (fields: FieldError[], omitted = 0) =>
   new DomainError(
     "VALIDATION_FAILED",
-    fields.length === 1 ? fields[0].message : `${fields.length} fields are not valid: ${fields.map((f) => f.field).join(", ")}.`,
+    fields.length === 1 && !omitted ? fields[0].message : `${fields.length + omitted} fields are not valid: ${namesOf(fields, omitted)}.`,
     fields,
+    omitted ? { errorsOmitted: omitted } : undefined,
   );
+
+/** The first listed fields' names, and how many more there are. */
+export function namesOf<T extends { field: string }>(fields: readonly T[], omitted = 0, describe: (f: T) => string = (f) => clip(f.field)) {
+  const shown = fields.slice(0, MAX_LISTED_PROBLEMS).map(describe);
+  const more = omitted + fields.length - shown.length;
+  return more ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
 export const statusOf = (code: string) => (ERROR_CODES as Record<string, { status: number }>)[code]?.status ?? 500;

@@ -1,3 +1,5 @@
+import { createWeighedCache } from "./weighed-cache.js";
+
 /**
  * Values kept in memory for a while (resolved API keys, shared lookup answers), for the hot read
  * path. Two rules that a plain map with expiry times gets wrong under load:
@@ -5,9 +7,14 @@
  *   expired, every request until the first refill ended ran its own (a stampede every TTL);
  * - `clear()` (a revoked key, a changed reference row) wins over a computation already under way:
  *   what it returns is answered to those who asked, never kept, so the old value cannot come back.
+ * It holds `maxEntries` at most, the least recently used going first; where a caller chooses how
+ * large a key or value is (a URL's query string, an answer), `weigh` bounds it in bytes too.
  */
-export function createTtlCache<V>(maxEntries: number) {
-  const entries = new Map<string, { value: V; until: number }>();
+export function createTtlCache<V>(
+  maxEntries: number,
+  { maxBytes = Infinity, weigh = () => 0 }: { maxBytes?: number; weigh?: (key: string, value: V) => number } = {},
+) {
+  const entries = createWeighedCache<{ value: V; until: number }>({ maxBytes, maxEntries, weigh: (key, entry) => weigh(key, entry.value) });
   const filling = new Map<string, Promise<V>>();
   let generation = 0;
   const FAILED = Symbol("failed");
@@ -36,10 +43,7 @@ export function createTtlCache<V>(maxEntries: number) {
     filling.set(key, computing);
     try {
       const value = await computing;
-      if (keep(value) && started === generation) {
-        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(key, { value, until: Date.now() + ttlMs });
-      }
+      if (keep(value) && started === generation) entries.set(key, { value, until: Date.now() + ttlMs });
       return value;
     } finally {
       if (filling.get(key) === computing) filling.delete(key);

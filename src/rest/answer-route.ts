@@ -2,11 +2,12 @@
  * THE answer of a REST call, whichever transport brought it: yoga's REST shim
  * (server/plugins/use-rest-shim.ts) or the lean GET lane (server/lanes.ts). Match the route table,
  * refuse what the route does not allow (404, 405, 410 for v1 when off, 403 before the input is read,
- * 406), turn path + query + body into variables, run the route's document with the transport's
+ * 406), find the object the path names (404 before any input is judged), turn path + query + body into variables, run the route's document with the transport's
  * executor, and shape the REST body or problem+json. The transports only adapt requests and replies.
  */
 import { createHash } from "node:crypto";
 import type { ExecutionResult, GraphQLSchema } from "graphql";
+import { withRequestContext, type Services } from "../context.js";
 import { permits, refusalOf, type Principal } from "../principal.js";
 import { DomainError } from "../lib/errors.js";
 import type { HeaderSource } from "../server/request-state.js";
@@ -19,7 +20,15 @@ import type { CompiledRoute } from "./routes.js";
 import { matchRoute, type Match } from "./routes.js";
 import type { Reply, SharedCache } from "./shared-cache.js";
 
-export type RouteAnswerOptions = { table: CompiledRoute[]; schema: GraphQLSchema; maxBodyBytes: number; cache: SharedCache; legacy?: LegacyPolicy };
+export type RouteAnswerOptions = {
+  table: CompiledRoute[];
+  schema: GraphQLSchema;
+  maxBodyBytes: number;
+  cache: SharedCache;
+  legacy?: LegacyPolicy;
+  /** what a route's lookup reads with (the caller's own request context) */
+  services: Services;
+};
 
 /** What the answer needs of a request, read by the transport. */
 export type RestCall = {
@@ -43,8 +52,8 @@ export type Execute = (route: CompiledRoute, variables: Record<string, unknown>)
 
 export type RouteAnswerer = ReturnType<typeof createRouteAnswerer>;
 
-export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy }: RouteAnswerOptions) {
-  const known = schemaFieldNames(schema);
+export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy, services }: RouteAnswerOptions) {
+  const steps: Steps = { known: schemaFieldNames(schema), maxBodyBytes, services };
   return async (call: RestCall, execute: Execute): Promise<Reply> => {
     const { requestId, principal } = call;
     try {
@@ -68,7 +77,7 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
         );
       // a shared answer is served only to a key holding the route's scope, as execution would check
       const cacheKey = route.sharedCacheMs && principal && permits(principal, route.scope) ? `${call.pathname}${call.search}` : null;
-      const answer = () => run(known, maxBodyBytes, route, match.params, call, execute);
+      const answer = () => run(steps, route, match.params, call, execute);
       const reply = cacheKey ? (cache.get(cacheKey) ?? (await cache.fill(cacheKey, route.sharedCacheMs!, answer))) : await answer();
       return conditional(reply, call);
     } catch (error) {
@@ -87,14 +96,17 @@ export function legacyHeaders(table: CompiledRoute[], legacy: LegacyPolicy | und
   return deprecationHeaders(route.successor, legacy);
 }
 
+/** What answering a matched route needs besides the call. */
+type Steps = { known: ReadonlySet<string>; maxBodyBytes: number; services: Services };
+
 async function run(
-  known: ReadonlySet<string>,
-  maxBodyBytes: number,
+  { known, maxBodyBytes, services }: Steps,
   route: CompiledRoute,
   params: Record<string, string>,
   call: RestCall,
   execute: Execute,
 ): Promise<Reply> {
+  await lookUp(services, route, params, call);
   const query = readQueryInput(route.input, call.searchParams, !!route.list);
   const paging = route.list ? readPaging(call.searchParams) : null;
   const raw = await call.body(Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
@@ -125,6 +137,17 @@ async function run(
     headers.etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   }
   return { status: route.status ?? 200, headers, text };
+}
+
+/**
+ * The object the path names, found for the caller before the query or body is judged (Route.lookup):
+ * its NOT_FOUND is the answer whatever they hold. A GET without a query string has no input to
+ * judge, and its operation finds the object first: it is not looked up twice.
+ */
+async function lookUp(services: Services, route: CompiledRoute, params: Record<string, string>, call: RestCall) {
+  const { lookup } = route;
+  if (typeof lookup !== "function" || !call.principal || (route.method === "GET" && !call.search)) return;
+  await withRequestContext(services, call.principal, call.requestId, (ctx) => lookup(ctx, params));
 }
 
 /** A file: the bytes with their own content type, as an attachment the browser must not sniff. */

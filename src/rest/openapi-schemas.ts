@@ -17,6 +17,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { enumSpellings, toSnake } from "../lib/case.js";
+import { MAX_INPUT_LIST_ITEMS } from "./rest-input.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -38,7 +39,7 @@ const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 
 /** A request body or query value: REST names, unknown fields refused, NonNull fields required. */
 export function inputSchema(type: GraphQLInputType, omit: ReadonlySet<string> = new Set(), aliases: Readonly<Record<string, string>> = {}): JsonSchema {
   if (isNonNullType(type)) return inputSchema(type.ofType, omit, aliases);
-  if (isListType(type)) return { type: "array", items: inputSchema(type.ofType) };
+  if (isListType(type)) return { type: "array", items: inputSchema(type.ofType), maxItems: MAX_INPUT_LIST_ITEMS };
   if (isEnumType(type)) return { type: "string", enum: type.getValues().flatMap((v) => enumSpellings(v.name)) };
   if (isScalarType(type)) return SCALARS[type.name] ?? {};
   return objectInput(type as GraphQLInputObjectType, omit, aliases);

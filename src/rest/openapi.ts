@@ -4,7 +4,7 @@
  * set, errors from ERROR_CODES. Served at /openapi.json and rendered at /docs.
  */
 import { isNonNullType, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { ERROR_CODES } from "../lib/errors.js";
+import { ERROR_CODES, MAX_LISTED_PROBLEMS } from "../lib/errors.js";
 import { inputSchema, outputSchema, present, type JsonSchema } from "./openapi-schemas.js";
 import { PAGING_PARAMS } from "./rest-input.js";
 import type { CompiledRoute } from "./routes.js";
@@ -236,12 +236,15 @@ const PROBLEM = {
     error_id: { type: "string", description: "INTERNAL: quote it to support; the log holds the cause" },
     errors: {
       type: "array",
+      maxItems: MAX_LISTED_PROBLEMS,
+      description: `At most ${MAX_LISTED_PROBLEMS} problems; errors_omitted counts the rest`,
       items: {
         type: "object",
         required: ["field", "code", "message"],
         properties: { field: { type: "string" }, code: { type: "string" }, message: { type: "string" } },
       },
     },
+    errors_omitted: { type: "integer", minimum: 1, description: "How many more problems were found than errors lists" },
   },
 };
 

@@ -3,7 +3,7 @@ import { Response } from "../server/fetch-api.js";
 import { isGraphQLPath } from "../server/request-state.js";
 import type { GraphQLFormattedError } from "graphql";
 import { toSnake } from "../lib/case.js";
-import { ERROR_CODES, statusOf, type ErrorCode, type FieldError } from "../lib/errors.js";
+import { ERROR_CODES, listedProblems, MAX_LISTED_PROBLEMS, statusOf, type ErrorCode, type FieldError } from "../lib/errors.js";
 import { restPath, restText } from "./rest-names.js";
 
 /** A failure as the caller will read it; `fields` and `detail` already use the transport's names. */
@@ -16,7 +16,8 @@ function problemResponse(problem: Problem, requestId: string, headers: Record<st
   return new Response(reply.text, { status: reply.status, headers: reply.headers });
 }
 
-export function problemReply(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
+export function problemReply(given: Problem, requestId: string, headers: Record<string, string> = {}) {
+  const problem = capped(given);
   const status = statusOf(problem.code);
   const title = ERROR_CODES[problem.code as ErrorCode]?.title ?? "Error";
   const body = {
@@ -35,6 +36,9 @@ export function problemReply(problem: Problem, requestId: string, headers: Recor
   return { status, headers: { "content-type": "application/problem+json", ...retryAfter, ...headers }, text: JSON.stringify(body) };
 }
 
+/** At most MAX_LISTED_PROBLEMS fields, the rest counted in `errorsOmitted`, whoever made the problem. */
+const capped = (problem: Problem): Problem => (problem.fields ? { ...problem, ...listedProblems(problem.fields, problem.meta) } : problem);
+
 const snakeMeta = (meta?: Record<string, unknown>) => (meta ? Object.fromEntries(Object.entries(meta).map(([k, v]) => [toSnake(k), v])) : {});
 
 /** A request-level failure on /graphql keeps the GraphQL response shape, with the HTTP status of its code. */
@@ -43,8 +47,11 @@ function graphqlErrorResponse(problem: Problem, requestId: string, headers: Reco
   return new Response(reply.text, { status: reply.status, headers: reply.headers });
 }
 
-export function graphqlErrorReply(problem: Problem, requestId: string, headers: Record<string, string> = {}) {
-  const body = { errors: [{ message: problem.detail, extensions: { code: problem.code, requestId, ...(problem.fields ? { fields: problem.fields } : {}) } }] };
+export function graphqlErrorReply(given: Problem, requestId: string, headers: Record<string, string> = {}) {
+  const problem = capped(given);
+  const omitted = problem.meta?.errorsOmitted;
+  const extensions = { code: problem.code, requestId, ...(problem.fields ? { fields: problem.fields } : {}), ...(omitted ? { errorsOmitted: omitted } : {}) };
+  const body = { errors: [{ message: problem.detail, extensions }] };
   return { status: statusOf(problem.code), headers: { "content-type": "application/json", ...headers }, text: JSON.stringify(body) };
 }
 
@@ -57,16 +64,23 @@ export function graphqlErrorReply(problem: Problem, requestId: string, headers: 
 export function problemFromGraphQL(errors: readonly GraphQLFormattedError[], known: ReadonlySet<string>): Problem {
   const first = errors[0];
   const ext = (first.extensions ?? {}) as { code?: string; fields?: FieldError[] } & Record<string, unknown>;
-  const { code = "VALIDATION_FAILED", fields: _fields, http: _http, errorId, ...meta } = ext;
+  const { code = "VALIDATION_FAILED", fields: _fields, http: _http, errorId, errorsOmitted: _omitted, ...meta } = ext;
   const rest = (text: string) => (GRAPHQL_WORDING.test(text) ? "The request is not valid for this route." : restText(text, known));
-  const fields = errors
-    .flatMap((e) => (e.extensions?.fields as FieldError[] | undefined) ?? [])
-    .map((f) => ({ ...f, field: restPath(f.field), message: rest(f.message) }));
+  // each error's list is capped already; together they are capped again, and every omission counted
+  let omitted = 0;
+  const found: FieldError[] = [];
+  for (const e of errors) {
+    found.push(...((e.extensions?.fields as FieldError[] | undefined) ?? []).slice(0, MAX_LISTED_PROBLEMS - found.length));
+    omitted += (e.extensions?.fields as unknown[] | undefined)?.length ?? 0;
+    omitted += Number(e.extensions?.errorsOmitted ?? 0);
+  }
+  omitted -= found.length;
+  const fields = found.map((f) => ({ ...f, field: restPath(f.field), message: rest(f.message) }));
   return {
     code: code in ERROR_CODES ? code : "INTERNAL",
     detail: rest(first.message),
     fields: fields.length ? fields : undefined,
-    meta: errorId ? { errorId, ...meta } : meta,
+    meta: { ...(errorId ? { errorId } : {}), ...meta, ...(omitted ? { errorsOmitted: omitted } : {}) },
   };
 }
 

@@ -4,7 +4,9 @@
  * scalar, every problem collected and named the REST way (`residential_address.postal_code`,
  * `destination_country_code[1]`). Unknown names are refused (camelCase spellings included), so
  * what reaches GraphQL always coerces and no GraphQL variable, type or enum name can reach a
- * REST caller. Walks follow the type, never the input, so depth is bounded by the schema.
+ * REST caller. Walks follow the type, never the input, so depth is bounded by the schema; a list
+ * longer than MAX_INPUT_LIST_ITEMS is refused whole, and past MAX_LISTED_PROBLEMS problems are only
+ * counted, so what a walk does and what it answers stay small whatever the body holds.
  * Plans are made once per route at start; requests only walk them.
  */
 import type { HeaderSource } from "../server/request-state.js";
@@ -27,7 +29,7 @@ import {
   Kind,
 } from "graphql";
 import { enumSpellings, toCamel, toSnake } from "../lib/case.js";
-import { invalid, type FieldError } from "../lib/errors.js";
+import { clip, invalid, Problems, reportUnknownKeys, type FieldError } from "../lib/errors.js";
 import type { Route } from "./route.js";
 
 export type InputPlan = {
@@ -44,6 +46,8 @@ export type InputPlan = {
 };
 
 export const PAGING_PARAMS = ["page", "records_per_page"];
+/** The most items a list of a REST input may hold (OpenAPI's maxItems): no route's list comes near it. */
+export const MAX_INPUT_LIST_ITEMS = 1000;
 
 export function planInput(schema: GraphQLSchema, route: Route): InputPlan {
   const operation = route.operation.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
@@ -72,7 +76,10 @@ function filledByRoute(route: Route, variable: string) {
 
 const unwrap = (type: GraphQLInputType): GraphQLInputType => (isNonNullType(type) ? unwrap(type.ofType) : type);
 
-type Walk = { errors: FieldError[]; loose: boolean };
+/** `listed`: the objects (by path prefix) whose known fields a message has named already, so they are named once. */
+type Walk = { problems: Problems<FieldError>; loose: boolean; listed: Set<string> };
+const newWalk = (loose: boolean): Walk => ({ problems: new Problems(), loose, listed: new Set() });
+const refuse = (walk: Walk) => invalid(walk.problems.listed, walk.problems.omitted);
 
 /**
  * The body as the GraphQL input object (camelCase), or a VALIDATION_FAILED naming every bad field.
@@ -80,7 +87,7 @@ type Walk = { errors: FieldError[]; loose: boolean };
  * vendor's convention); both given and different is the caller's error.
  */
 export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, form: boolean, headers?: HeaderSource) {
-  const walk: Walk = { errors: [], loose: form };
+  const walk = newWalk(form);
   const headerUser = headers?.get("x-auth-user-id");
   let body = given;
   if (headerUser != null && plan.body?.takesUserId) {
@@ -89,26 +96,28 @@ export function readBodyInput(plan: InputPlan, given: Record<string, unknown>, f
       fail(walk, "user_id", "user_id in the body and the X-Auth-User-ID header name different users; send one, or the same in both.", "conflict");
   }
   const value = plan.body ? objectValue(body, plan.body.type, "", walk, plan.body.fromRoute, plan.body.aliases) : noBody(body, walk);
-  if (walk.errors.length) throw invalid(walk.errors);
+  if (walk.problems.size) throw refuse(walk);
   return value as Record<string, unknown>;
 }
 
 function noBody(body: Record<string, unknown>, walk: Walk) {
-  for (const key of Object.keys(body)) unknownField(walk, key, [], []);
+  reportUnknownKeys(body, new Set(), walk.problems, (key) => unknownField(walk, key, [], []));
   return {};
 }
 
 /** Query parameters as typed variables (camelCase); unknown ones are refused, naming what is taken. */
 export function readQueryInput(plan: InputPlan, query: URLSearchParams, list: boolean) {
-  const walk: Walk = { errors: [], loose: true };
+  const walk = newWalk(true);
   const out: Record<string, unknown> = {};
   const taken = [...plan.query.keys(), ...(list ? PAGING_PARAMS : [])];
+  const refused = new Set<string>();
   for (const name of new Set(query.keys())) {
     const type = plan.query.get(name);
     if (!type) {
       if (!taken.includes(name)) unknownField(walk, name, taken, [], "query parameter");
       continue;
     }
+    const before = walk.problems.size;
     const values = query.getAll(name).filter((v) => v !== "");
     if (!values.length) continue;
     const itemType = unwrap(type);
@@ -126,11 +135,11 @@ export function readQueryInput(plan: InputPlan, query: URLSearchParams, list: bo
       );
     else if (values.length > 1) fail(walk, name, `${name} may be given only once.`);
     else out[toCamel(name)] = value(values[0], type, name, walk);
+    if (walk.problems.size > before) refused.add(name);
   }
   for (const [name, type] of plan.query)
-    if (isNonNullType(type) && out[toCamel(name)] === undefined && !walk.errors.some((e) => e.field === name))
-      fail(walk, name, `${name} is required.`, "required");
-  if (walk.errors.length) throw invalid(walk.errors);
+    if (isNonNullType(type) && out[toCamel(name)] === undefined && !refused.has(name)) fail(walk, name, `${name} is required.`, "required");
+  if (walk.problems.size) throw refuse(walk);
   return out;
 }
 
@@ -142,6 +151,7 @@ function value(raw: unknown, type: GraphQLInputType, path: string, walk: Walk): 
   if (raw === null) return null;
   if (isListType(type)) {
     if (!Array.isArray(raw)) return fail(walk, path, `${path} must be a list.`);
+    if (raw.length > MAX_INPUT_LIST_ITEMS) return fail(walk, path, `${path} holds ${raw.length} items; at most ${MAX_INPUT_LIST_ITEMS} are taken.`);
     return raw.map((item, i) => value(item, type.ofType, `${path}[${i}]`, walk));
   }
   if (isInputObjectType(type)) return objectValue(raw, type, `${path}.`, walk);
@@ -168,14 +178,25 @@ function objectValue(
     ...Object.entries(aliases),
   ]);
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(raw)) {
+  const given = raw as Record<string, unknown>;
+  const keys = Object.keys(given);
+  let unknown = keys.length;
+  for (const rest of names.keys()) if (Object.hasOwn(given, rest)) unknown--;
+  let taken: string[] | undefined;
+  // in the body's order while problems are still listed; once the list is full, the unknown keys left are counted, not visited
+  for (const key of keys) {
     const field = names.get(key);
-    if (!field) {
-      unknownField(walk, key, [...names.keys()], [...fromRoute].map(toSnake), "field", prefix);
-      continue;
+    if (field) out[field] = value(given[key], fields[field].type, `${prefix}${key}`, walk);
+    else if (walk.problems.full) break;
+    else {
+      unknown--;
+      taken ??= [...names.keys()];
+      unknownField(walk, key, taken, [...fromRoute].map(toSnake), "field", prefix);
     }
-    out[field] = value(item, fields[field].type, `${prefix}${key}`, walk);
   }
+  for (const [rest, field] of names)
+    if (!(field in out) && Object.hasOwn(given, rest)) out[field] = value(given[rest], fields[field].type, `${prefix}${rest}`, walk);
+  walk.problems.skip(unknown);
   for (const [rest, field] of names)
     if (isNonNullType(fields[field].type) && !(field in out) && fields[field].defaultValue === undefined)
       fail(walk, `${prefix}${rest}`, `${prefix}${rest} is required.`, "required");
@@ -188,16 +209,20 @@ function objectValue(
   return out;
 }
 
+/** An unknown name; the known ones are named once per object, in the first such message. Past the cap, only counted. */
 function unknownField(walk: Walk, key: string, taken: string[], fromRoute: string[], what = "field", prefix = "") {
-  const path = `${prefix}${key}`;
-  const snake = toSnake(key);
+  if (walk.problems.full) return walk.problems.skip(1);
+  const path = `${prefix}${clip(key)}`;
+  const snake = key.length <= 64 ? toSnake(key) : key;
+  const listed = walk.listed.has(prefix);
   const hint = fromRoute.includes(snake)
     ? ` It is taken from the path or headers, not the body.`
     : snake !== key && taken.includes(snake)
       ? ` Did you mean ${snake}? Field names are snake_case.`
-      : taken.length
+      : taken.length && !listed
         ? ` Known ${what}s: ${taken.join(", ")}.`
         : "";
+  if (hint.startsWith(" Known")) walk.listed.add(prefix);
   fail(walk, path, `${path} is not a known ${what}.${hint}`, "unknown_parameter");
 }
 
@@ -247,6 +272,6 @@ function scalarValue(raw: unknown, type: GraphQLScalarType, path: string, walk: 
 }
 
 function fail(walk: Walk, field: string, message: string, code = "invalid"): undefined {
-  walk.errors.push({ field, code, message });
+  walk.problems.add({ field, code, message });
   return undefined;
 }

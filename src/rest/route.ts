@@ -3,6 +3,7 @@
  * shape its result, and the success status. It holds no business rule; the domain does.
  */
 import { Kind, parse, visit, type DocumentNode } from "graphql";
+import type { RequestContext } from "../context.js";
 import { toCamel, toSnake } from "../lib/case.js";
 import type { HeaderSource } from "../server/request-state.js";
 
@@ -19,6 +20,12 @@ export type RestRequest = {
   headers: HeaderSource;
 };
 
+/**
+ * Finds the object a path names as the caller may see it (its own client's; the operator's: any),
+ * through the owning domain's read, or throws that domain's NOT_FOUND.
+ */
+export type PathLookup = (ctx: RequestContext, params: Record<string, string>) => Promise<unknown>;
+
 export type Route = {
   method: Method;
   /** OpenAPI-style template, e.g. /v2/users/{user_id} */
@@ -29,6 +36,12 @@ export type Route = {
   /** GraphQL document (one operation), written in camelCase; REST snake_case aliases are added */
   operation: DocumentNode;
   variables: (req: RestRequest) => Record<string, unknown>;
+  /**
+   * What the path's parameters name. A lookup runs before the body or query is judged (answer-route.ts),
+   * so an unknown or another client's id is 404 whatever the rest of the request holds; `"filters"`:
+   * they only narrow a list. A route with a path parameter declares one, or the table refuses to start.
+   */
+  lookup?: PathLookup | "filters";
   /** the top-level field of `data` that is the response body */
   field: string;
   /** @default 200 */

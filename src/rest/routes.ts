@@ -60,6 +60,8 @@ export function compileRoutes(schema: GraphQLSchema, list: Route[] = routes) {
   const compiled = list.map((route) => compile(route, schema));
   const seen = new Set<string>();
   for (const r of compiled) {
+    if (!r.paramNames.length !== !r.lookup)
+      throw new Error(`REST route ${r.method} ${r.path}: ${r.lookup ? "a lookup without a path parameter" : "names an object in its path without a lookup"}`);
     const key = `${r.method} ${r.path.replace(/\{\w+\}/g, "{}").replace(/\/$/, "")}`;
     if (seen.has(key)) throw new Error(`duplicate REST route ${key}`);
     seen.add(key);

@@ -11,8 +11,16 @@ import { createTtlCache } from "../lib/ttl-cache.js";
 
 export type Reply = { status: number; headers: Record<string, string>; text: string | Uint8Array<ArrayBuffer> | null };
 
-export function createSharedCache(events: EventBus, maxEntries = 2000) {
-  const replies = createTtlCache<Reply>(maxEntries);
+/** Bytes a reply weighs beside its text: its headers and the entry. */
+const REPLY_BYTES = 1024;
+
+/** `maxBytes`: the URLs (a caller chooses their query strings) and answers kept, together. */
+export function createSharedCache(events: EventBus, maxEntries = 2000, maxBytes = 16 * 2 ** 20) {
+  const replies = createTtlCache<Reply>(maxEntries, {
+    maxBytes,
+    weigh: (key, reply) =>
+      2 * key.length + (reply.text === null ? 0 : typeof reply.text === "string" ? 2 * reply.text.length : reply.text.byteLength) + REPLY_BYTES,
+  });
   const changes = events.subscribe("reference.updated");
   void (async () => {
     for await (const _ of changes) replies.clear();

@@ -1,9 +1,10 @@
 /** createYoga with the plugins in pipeline order; each comment says why a plugin sits where it does. */
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
-import type { GraphQLSchema } from "graphql";
+import type { DocumentNode, GraphQLSchema } from "graphql";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
+import { createWeighedCache, parsedBytes } from "../lib/weighed-cache.js";
 import { requestContext, type RequestContext, type Services } from "../context.js";
 import type { Metrics } from "../lib/metrics.js";
 import type { CompiledRoute } from "../rest/routes.js";
@@ -55,6 +56,19 @@ export type YogaDeps = {
   /** subscription caps and open streams' key re-checks, shared with graphql-ws (src/server/websocket.ts) */
   live: LiveOperations;
 };
+
+/**
+ * yoga's parse cache, bounded in bytes: its own keeps 1024 texts whatever their length, and a text
+ * as long as the body limit, or dense with tokens, then holds megabytes. The validation cache is
+ * keyed by the parsed document, so it lets go of what this one lets go of.
+ */
+function parserAndValidationCache(maxBytes: number) {
+  return {
+    documentCache: createWeighedCache<DocumentNode>({ maxBytes, weigh: parsedBytes }),
+    errorCache: createWeighedCache<unknown>({ maxBytes: maxBytes / 4, weigh: parsedBytes }),
+    validationCache: true,
+  };
+}
 
 export function buildYoga({
   config,
@@ -129,6 +143,7 @@ export function buildYoga({
     cors: corsPolicy(config.corsOrigins),
     logging: false,
     maskedErrors: { maskError },
+    parserAndValidationCache: parserAndValidationCache(config.queryCacheBytes),
     // HTTP requests carry their principal in the request state; graphql-ws passes it in directly
     context: (initial: { request?: Request; principal?: RequestContext["principal"]; requestId?: string }): RequestContext => {
       const state = initial.principal ? { principal: initial.principal, requestId: initial.requestId ?? "" } : stateOf(initial.request!);

@@ -13,6 +13,7 @@ import { OPERATOR_ONLY } from "../../principal.js";
 import { getUser } from "../users/users.service.js";
 import type { CheckEvent } from "../events/events.pubsub.js";
 import { ASSESSED_CHECKS, assessByType, CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
+import { MATCH_LIMITS, readResult } from "./checks.matches.js";
 
 export const CheckTypeEnum = builder.enumType(CheckType, { name: "CheckType" });
 builder.enumType(CheckStatus, { name: "CheckStatus" });
@@ -23,28 +24,29 @@ builder.enumType(CheckDecider, {
     "Who made a run's result: SYSTEM, a provider's automatic run; OPERATOR, a person (a result posted with the operator key); PROVIDER, an upstream provider's own confirmed decision (posted)",
 });
 
-type Result = { score?: number | null; reasons?: string[]; matches?: unknown[]; provider?: string; matcher?: unknown };
+type Result = NonNullable<ReturnType<typeof readResult>>;
 const CheckResult = builder.objectRef<Result>("CheckResult").implement({
   fields: (t) => ({
-    score: t.float({ nullable: true, resolve: (r) => r.score ?? null }),
-    reasons: t.stringList({ resolve: (r) => r.reasons ?? [] }),
+    score: t.exposeFloat("score", { nullable: true }),
+    reasons: t.exposeStringList("reasons"),
     matches: t.field({
       type: ["JSON"],
-      description: "Provider matches (e.g. watchlist entries), as the provider reports them",
-      resolve: (r) => r.matches ?? [],
+      description:
+        "Provider matches (e.g. watchlist entries) in the matcher's shape. A match stored before results had that shape shows the fields that have it; one too large to show is {entryId, omitted: oversize}",
+      resolve: (r) => r.matches,
     }),
     provider: t.string({
       nullable: true,
       description:
         "Who decided: a built-in provider and its data version (ofac-sdn-2024-05-03+…, rules:SG@v1, fatf@2025-10-24), or upstream for a posted result",
-      resolve: (r) => r.provider ?? null,
+      resolve: (r) => r.provider,
     }),
     matcher: t.field({
       type: "JSON",
       nullable: true,
       description:
         "The built-in sanctions screening's matcher: {version, config} (name-match/2…; its thresholds, weights and key kinds). The same user data screened on the same list version (`provider`) and matcher version gives the same result. Null for other checks and posted results",
-      resolve: (r) => r.matcher ?? null,
+      resolve: (r) => r.matcher,
     }),
   }),
 });
@@ -64,7 +66,7 @@ export const CheckRun = builder.prismaObject("CheckRun", {
       description:
         "Who made the result (null while queued or running). A result by OPERATOR or PROVIDER stands: later automatic runs may raise the user's risk, never lower it",
     }),
-    result: t.field({ type: CheckResult, nullable: true, extensions: ownColumns({ result: true }), resolve: (c) => (c.result as Result | null) ?? null }),
+    result: t.field({ type: CheckResult, nullable: true, extensions: ownColumns({ result: true }), resolve: (c) => readResult(c.result) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
   }),
@@ -157,6 +159,9 @@ builder.mutationField("createCheck", (t) =>
   }),
 );
 
+/** What a posted result's matches may hold (checks.matches.ts), said once for both inputs that take them. */
+export const POSTED_MATCHES = `At most ${MATCH_LIMITS.count}, each at most ${MATCH_LIMITS.bytes / 1024} KiB as JSON and ${MATCH_LIMITS.totalBytes / 1024} KiB in all, in the matcher's shape: entryId, list, listVersion, name, matchedName, entryNames (at most ${MATCH_LIMITS.entryNames}), score (0 to 1), status (CONSIDER or REJECTED), reasons, programs, explanation, details (a provider's own fields: at most 20, short values)`;
+
 export const CheckResultStatus = builder.enumType("CheckResultStatus", { values: ["CLEAR", "CONSIDER", "REJECTED", "ERROR"] as const });
 const PostedDecider = builder.enumType("PostedDecider", { values: ["OPERATOR", "PROVIDER"] as const });
 
@@ -171,7 +176,7 @@ const RecordCheckResultInput = builder.inputType("RecordCheckResultInput", {
     }),
     score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
     reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
-    matches: t.field({ type: ["JSON"], description: "At most 50" }),
+    matches: t.field({ type: ["JSON"], description: POSTED_MATCHES }),
   }),
 });
 

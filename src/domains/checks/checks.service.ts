@@ -14,6 +14,7 @@ import { checkStatusMove } from "../users/users.rules.js";
 import { getUser } from "../users/users.service.js";
 import { CHECK_TYPES, reasonsErrors, type CheckOutcome } from "./checks.rules.js";
 import { completeRun, enqueueChecks, userStateOf } from "./checks.engine.js";
+import { postedMatchesErrors, storedMatches } from "./checks.matches.js";
 
 type Selection = { select?: Prisma.CheckRunSelect; include?: Prisma.CheckRunInclude };
 
@@ -90,7 +91,7 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
       ? [{ field: "score", code: "out_of_range", message: "score must be from 0 to 1." }]
       : []),
     ...reasonsErrors(posted.reasons),
-    ...((posted.matches?.length ?? 0) > 50 ? [{ field: "matches", code: "too_long", message: "matches: at most 50." }] : []),
+    ...postedMatchesErrors(posted.matches),
   ];
   if (errors.length || !posted.status) throw invalid(errors);
   const decidedBy = posted.decidedBy ?? "OPERATOR";
@@ -99,7 +100,7 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
     status: posted.status,
     score: posted.score ?? UPSTREAM_SCORE[posted.status],
     reasons: [...(posted.reasons ?? [])],
-    matches: [...(posted.matches ?? [])],
+    matches: storedMatches(posted.matches),
     provider: "upstream",
   };
   const done = await completeRun(ctx, run, outcome, {
@@ -115,7 +116,7 @@ const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as con
 type DecidedRun = { id: string; clientId: string; userId: string; type: CheckType; createdAt: Date; decidedBy: string | null };
 
 /** A run by id; a client principal (never the operator) sees only its own client's. */
-function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
+export function findRun(ctx: RequestContext, checkId: string): Promise<DecidedRun> {
   return foundOr404("check", checkId, (id) => {
     const where = ctx.principal.kind === "client" ? { id, clientId: ctx.principal.clientId } : { id };
     return ctx.db.checkRun.findFirst({ where, select: { id: true, clientId: true, userId: true, type: true, createdAt: true, decidedBy: true } });

@@ -1,6 +1,9 @@
 /** REST entries for API clients (operator key only). */
 import { OPERATOR_ONLY } from "../../principal.js";
-import { bodyInput, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { findApiClient, findApiKey } from "./clients.service.js";
+
+const client: PathLookup = (ctx, params) => findApiClient(ctx.db, params.client_id);
 
 export const clientsRoutes: Route[] = [
   {
@@ -22,6 +25,7 @@ export const clientsRoutes: Route[] = [
     status: 201,
     operation: restOperation(`mutation RotateApiKey($input: RotateApiKeyInput!) {
       rotateApiKey(input: $input) { clientId name mode scopes api_key: apiKey key_id: keyId } }`),
+    lookup: client,
     variables: (req) => ({ input: { clientId: req.params.client_id } }),
     field: "rotateApiKey",
   },
@@ -33,6 +37,7 @@ export const clientsRoutes: Route[] = [
     status: 201,
     operation: restOperation(`mutation CreateReviewer($input: CreateReviewerInput!) {
       createReviewer(input: $input) { reviewer_id: reviewerId clientId name email api_key: apiKey key_id: keyId } }`),
+    lookup: client,
     variables: (req) => ({ input: bodyInput(req, { clientId: req.params.client_id }) }),
     field: "createReviewer",
   },
@@ -55,6 +60,7 @@ export const clientsRoutes: Route[] = [
     operation: restOperation(
       `mutation RevokeApiKey($input: RevokeApiKeyInput!) { revokeApiKey(input: $input) { key_id: id clientId prefix createdAt revokedAt } }`,
     ),
+    lookup: (ctx, params) => findApiKey(ctx.db, params.key_id),
     variables: (req) => ({ input: { keyId: req.params.key_id } }),
     field: "revokeApiKey",
   },

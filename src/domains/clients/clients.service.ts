@@ -131,6 +131,12 @@ export async function revokeApiKey(transact: Transact, actor: Actor, keyId: stri
   });
 }
 
+/** The client an operator route's path names, or 404. */
+export const findApiClient = (db: Db, id: string) => foundOr404("API client", id, (id) => db.apiClient.findUnique({ where: { id }, select: { id: true } }));
+
+/** The key an operator route's path names, or 404. */
+export const findApiKey = (db: Db, id: string) => foundOr404("API key", id, (id) => db.apiKey.findUnique({ where: { id }, select: { id: true } }));
+
 export const listApiClients = (db: Db) =>
   db.apiClient.findMany({ orderBy: { createdAt: "asc" }, include: { keys: { select: { id: true, prefix: true, createdAt: true, revokedAt: true } } } });
 

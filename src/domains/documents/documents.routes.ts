@@ -1,5 +1,6 @@
 /** REST entries for /v2/users/authentications/documents. Each maps a path and body onto a GraphQL operation; no rules here. */
-import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { getDocument } from "./documents.service.js";
 import { MAX_UPLOAD_BODY_BYTES } from "./documents.rules.js";
 
 /** The REST document body: every field, snake_case by alias (`document_id` for `id`); never the bytes. */
@@ -8,6 +9,7 @@ const DOCUMENT_REST_FIELDS = `
   file { fileName mimeType sizeBytes sha256 } createdAt updatedAt deletedAt`;
 
 const BASE = "/v2/users/authentications/documents";
+const document: PathLookup = (ctx, params) => getDocument(ctx, params.document_id, { select: { id: true } });
 
 export const documentsRoutes: Route[] = [
   {
@@ -51,6 +53,7 @@ export const documentsRoutes: Route[] = [
     summary: "Read a document (no bytes; a DELETED one is kept for audit)",
     scope: "documents:read",
     operation: restOperation(`query Document($id: ID!) { document(id: $id) { ${DOCUMENT_REST_FIELDS} } }`),
+    lookup: document,
     variables: (req) => ({ id: req.params.document_id }),
     field: "document",
   },
@@ -61,6 +64,7 @@ export const documentsRoutes: Route[] = [
     scope: "documents:write",
     status: 204,
     operation: restOperation(`mutation DeleteDocument($input: DeleteDocumentInput!) { deleteDocument(input: $input) { document_id: id } }`),
+    lookup: document,
     variables: (req) => ({ input: { id: req.params.document_id } }),
     field: "deleteDocument",
   },
@@ -71,6 +75,7 @@ export const documentsRoutes: Route[] = [
     scope: "documents:read",
     binary: { content: "content_base64", contentType: "mime_type", fileName: "file_name" },
     operation: restOperation(`query DocumentFile($id: ID!) { documentFile(id: $id) { fileName mimeType contentBase64 } }`),
+    lookup: document,
     variables: (req) => ({ id: req.params.document_id }),
     field: "documentFile",
   },

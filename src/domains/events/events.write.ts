@@ -13,12 +13,17 @@
  * statement, one round trip, atomic without BEGIN and COMMIT.
  *
  * Services receive a `Transact` (the request context's `transact`, a job's deps); they never build one.
+ *
+ * A request sent with an Idempotency-Key carries a write record (db/write-record.ts): each write
+ * records its value in its own transaction, and a retry that runs the request again after a crash
+ * is handed the values of the writes that had committed instead of making them twice.
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import { oneStatement, type Statement } from "../../db/statement.js";
 import { inTransaction, type Tx } from "../../db/transaction.js";
+import { writeRecordOf } from "../../db/write-record.js";
 import type { JobItem, Jobs } from "../../jobs/jobs.engine.js";
 import type { Actor } from "../../principal.js";
 import { auditStatement, type AuditInput } from "../audit/audit.service.js";
@@ -81,8 +86,11 @@ const eventRow = ([type, ...args]: unknown[], now: (clientId: string | null) => 
  * relay run right after commit (a process without one leaves its events to the relay job).
  */
 export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?: Outbox } = {}): Transact {
-  const transact = <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }) =>
-    inTransaction(
+  const transact = async <T>(actor: Actor, fn: (write: Write) => Promise<T>, options?: { timeout?: number }) => {
+    const record = writeRecordOf(actor);
+    const replayed = record?.replay();
+    if (replayed) return replayed.value as T;
+    return inTransaction(
       db,
       async (tx, afterCommit) => {
         const effects = collectEffects(jobs, outbox, actor);
@@ -92,19 +100,31 @@ export function createTransact(db: Db, { jobs, outbox }: { jobs?: Jobs; outbox?:
           const { sql, params } = oneStatement(parts);
           await tx.$queryRawUnsafe(sql, ...params);
         }
+        await record?.record(tx, value);
         afterCommit(effects.committed);
         return value;
       },
       options,
     );
+  };
   return Object.assign(transact, {
     async oneStatement<T>(actor: Actor, change: (effects: Effects) => OneStatementChange<T>) {
+      const record = writeRecordOf(actor);
+      const replayed = record?.replay();
+      if (replayed) return replayed.value as T;
       const effects = collectEffects(jobs, outbox, actor);
       const { statement, answer } = change(effects.collect);
       const whole = oneStatement(await effects.statements(actor), statement);
-      const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params);
+      // a recorded write needs a transaction: its value is known only once the statement answered
+      const value = record
+        ? await inTransaction(db, async (tx) => {
+            const recorded = answer(await tx.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params));
+            await record.record(tx, recorded);
+            return recorded;
+          })
+        : answer(await db.$queryRawUnsafe<Record<string, unknown>[]>(whole.sql, ...whole.params));
       await effects.committed();
-      return answer(rows);
+      return value;
     },
   });
 }

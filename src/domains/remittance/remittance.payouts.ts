@@ -6,7 +6,7 @@
  * clock runs ahead sees a future version take effect.
  */
 import type { RequestContext } from "../../context.js";
-import { DomainError, invalid, notFound } from "../../lib/errors.js";
+import { DomainError, invalid, namesOf, notFound } from "../../lib/errors.js";
 import { corridorJsonSchema } from "./requirements/requirements.json-schema.js";
 import type { RequirementRow } from "./requirements/requirements.spec.js";
 import { validatePayout } from "./requirements/beneficiary.validate.js";
@@ -18,7 +18,7 @@ function versionsAt(rows: readonly RequirementRow[], now: Date) {
   return { current, future };
 }
 
-async function corridorOf(ctx: RequestContext, corridorId: string) {
+export async function corridorOf(ctx: RequestContext, corridorId: string) {
   const catalogue = await ctx.payouts.read();
   const corridor = catalogue.corridors.get(corridorId);
   if (!corridor) throw notFound("corridor");
@@ -60,12 +60,18 @@ export async function validateBeneficiary(ctx: RequestContext, { corridorId, pay
   if (!current) throw new DomainError("NOT_FOUND", "The corridor has no payout requirements in effect yet.");
   if (corridor.status !== "ACTIVE") throw new DomainError("CORRIDOR_INACTIVE", `The corridor ${corridor.id} is ${corridor.status}: it takes no payouts.`);
   const checked = validatePayout({ corridor, spec: current.spec, body: payout }, catalogue.index);
-  if (!checked.ok)
+  if (!checked.ok) {
+    const { errors, omitted } = checked;
+    const count = errors.length + omitted;
+    const fields = errors.map((e) => ({ field: e.path, code: e.category, message: e.message }));
+    const named = namesOf(fields, omitted, (f) => `${f.field} (${f.code})`);
     throw new DomainError(
       "BENEFICIARY_INVALID",
-      `${checked.errors.length} problem${checked.errors.length === 1 ? "" : "s"} with the payout: ${checked.errors.map((e) => `${e.path} (${e.category})`).join(", ")}.`,
-      checked.errors.map((e) => ({ field: e.path, code: e.category, message: e.message })),
+      `${count} problem${count === 1 ? "" : "s"} with the payout: ${named}.`,
+      fields,
+      omitted ? { errorsOmitted: omitted } : undefined,
     );
+  }
   return { corridorId: corridor.id, requirementsVersion: current.version, payout: payoutView(checked.value) };
 }
 

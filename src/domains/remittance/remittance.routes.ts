@@ -5,7 +5,9 @@
  * rarely; `private` because it is served only to API keys).
  */
 import { toCamel } from "../../lib/case.js";
-import { bodyInput, queryVariables, restOperation, type RestRequest, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type PathLookup, type RestRequest, type Route } from "../../rest/route.js";
+import { corridorOf } from "./remittance.payouts.js";
+import { getInstitutionOfType } from "./remittance.service.js";
 
 export const LOOKUP_CACHE_CONTROL = "private, max-age=300";
 /** served from memory this long; an admin change clears it at once (rest/shared-cache.ts) */
@@ -24,6 +26,9 @@ export const LOOKUP_FIELDS = {
   branch: "id code name city address",
 };
 
+/** The corridor a path names, from the process's catalogue (no query). */
+const corridor: PathLookup = (ctx, params) => corridorOf(ctx, params.id);
+
 /** every list sorts by sort_fields + sort_order (the vendor's names) */
 const SORT = { sort_fields: "String", sort_order: "String" };
 
@@ -36,10 +41,12 @@ type Lookup = {
   query: Record<string, string>;
   /** path parameters → [variable, type] */
   params?: Record<string, [string, string]>;
+  /** what the path names; left out, its parameters narrow the list */
+  lookup?: PathLookup;
 };
 
 /** A list lookup: the connection query with every filter as a variable, paged by the shim. */
-function list({ path, summary, field, nodes, query, params = {} }: Lookup): Route {
+function list({ path, summary, field, nodes, query, params = {}, lookup }: Lookup): Route {
   const vars: Record<string, string> = {
     first: "Int",
     after: "String",
@@ -62,6 +69,7 @@ function list({ path, summary, field, nodes, query, params = {} }: Lookup): Rout
     list: true,
     field,
     queryParams: Object.keys(query),
+    ...(Object.keys(params).length ? { lookup: lookup ?? "filters" } : {}),
     operation: restOperation(
       `query ${field[0].toUpperCase()}${field.slice(1)}(${declared}) { ${field}(${passed}) { totalCount edges { node { ${nodes} } } } }`,
     ),
@@ -88,6 +96,7 @@ export const remittanceRoutes: Route[] = [
     nodes: LOOKUP_FIELDS.branch,
     query: { name: "String", search: "String", city: "String", ...SORT },
     params: { receiving_institution_type: ["receivingInstitutionType", "String"], receiving_institution_id: ["receivingInstitutionId", "ID!"] },
+    lookup: (ctx, params) => getInstitutionOfType(ctx.db, params.receiving_institution_id, params.receiving_institution_type),
   }),
   list({
     path: "/payouts/remittances/utilities/countries",
@@ -135,6 +144,7 @@ export const remittanceRoutes: Route[] = [
     cacheControl: LOOKUP_CACHE_CONTROL,
     sharedCacheMs: SHARED_CACHE_MS,
     operation: restOperation(`query Corridor($id: ID!) { corridor(id: $id) { ${LOOKUP_FIELDS.corridorDetails} } }`),
+    lookup: corridor,
     variables: (req) => ({ id: req.params.id }),
     field: "corridor",
   },
@@ -148,6 +158,7 @@ export const remittanceRoutes: Route[] = [
     operation: restOperation(
       `query CorridorRequirements($id: ID!, $payoutMethod: String, $amount: MinorUnits) { corridorRequirements(corridorId: $id, payoutMethod: $payoutMethod, amount: $amount) { ${REQUIREMENTS} } }`,
     ),
+    lookup: corridor,
     variables: (req) => ({ id: req.params.id, ...queryVariables(req, ["payout_method", "amount"]) }),
     field: "corridorRequirements",
   },

@@ -7,7 +7,7 @@
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Db } from "../../db/client.js";
 import { toAlpha2 } from "../../lib/countries.js";
-import { notFound } from "../../lib/errors.js";
+import { notFound, type FieldError } from "../../lib/errors.js";
 import { found } from "../../lib/found.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { arg, parseArgs, parseCurrencySort, type InstitutionType, type Status, type UserType } from "./remittance.rules.js";
@@ -170,6 +170,14 @@ export async function institutionsByCorridor(db: Db, corridors: readonly { count
     orderBy: [{ nameKey: "asc" }, { id: "asc" }],
   });
   return corridors.map((c) => rows.filter((r) => r.countryCode === c.country && r.type === c.type));
+}
+
+/** The receiving institution a path names by type and id, or 404: a type it is not, or no type at all, names nothing. */
+export async function getInstitutionOfType(db: Db, id: string, type: string) {
+  const named = arg.type(type, "receiving_institution_type", [] as FieldError[]);
+  const row = named ? await db.receivingInstitution.findFirst({ where: { id, type: named }, select: { id: true } }) : null;
+  if (!row) throw notFound("receiving institution of that type");
+  return row;
 }
 
 export type BranchArgs = {

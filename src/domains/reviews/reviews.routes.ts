@@ -1,6 +1,7 @@
 /** REST entries for compliance reviews (a reviewer's key: compliance:review). */
 import { REVIEW_SCOPE } from "../../principal.js";
-import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { getReview } from "./reviews.service.js";
 
 const REVIEWER = "reviewer_id: id name email";
 const EXPLANATION = `explanation { name { score pairs { given listed similarity } unpairedGiven unpairedListed reordered }
@@ -15,6 +16,7 @@ const QUEUED = `review_id: id userId type status riskScore checkId reasons scree
   approvedBy { ${REVIEWER} } approvedAt createdAt updatedAt`;
 const REVIEW_QUERY = ["status", "type", "assignee"];
 const reviewId = (params: Record<string, string>) => ({ reviewId: params.review_id });
+const review: PathLookup = (ctx, params) => getReview(ctx, params.review_id, { select: { id: true } });
 
 export const reviewsRoutes: Route[] = [
   {
@@ -44,6 +46,7 @@ export const reviewsRoutes: Route[] = [
     summary: "One review: its hits with their explanations, the screened data and the list entries",
     scope: REVIEW_SCOPE,
     operation: restOperation(`query Review($id: ID!) { review(id: $id) { ${REVIEW} } }`),
+    lookup: review,
     variables: (req) => ({ id: req.params.review_id }),
     field: "review",
   },
@@ -53,6 +56,7 @@ export const reviewsRoutes: Route[] = [
     summary: "Assign the review to a reviewer of the client (assignee_id; left out, the caller)",
     scope: REVIEW_SCOPE,
     operation: restOperation(`mutation AssignReview($input: AssignReviewInput!) { assignReview(input: $input) { ${REVIEW} } }`),
+    lookup: review,
     variables: (req) => ({ input: bodyInput(req, reviewId(req.params)) }),
     field: "assignReview",
   },
@@ -63,6 +67,7 @@ export const reviewsRoutes: Route[] = [
       "Decide the review: outcome CLEAR, REJECT or ESCALATE, a configured reason_code, a note and each hit's decision; REJECT and the CLEAR of a HIGH-risk user wait for a second reviewer",
     scope: REVIEW_SCOPE,
     operation: restOperation(`mutation DecideReview($input: DecideReviewInput!) { decideReview(input: $input) { ${REVIEW} } }`),
+    lookup: review,
     variables: (req) => ({ input: bodyInput(req, reviewId(req.params)) }),
     field: "decideReview",
   },
@@ -72,6 +77,7 @@ export const reviewsRoutes: Route[] = [
     summary: "A second, different reviewer approves a decision waiting in PENDING_APPROVAL: it takes effect",
     scope: REVIEW_SCOPE,
     operation: restOperation(`mutation ApproveReview($input: ApproveReviewInput!) { approveReview(input: $input) { ${REVIEW} } }`),
+    lookup: review,
     variables: (req) => ({ input: bodyInput(req, reviewId(req.params)) }),
     field: "approveReview",
   },

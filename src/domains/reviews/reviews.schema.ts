@@ -11,6 +11,7 @@ import { approveReview, assignReview, decideReview, findReviews, getReview, revi
 import { REVIEW_REASON_CODES } from "./reviews.rules.js";
 import { CheckTypeEnum } from "../checks/checks.schema.js";
 import type { MatchExplanation } from "../checks/screening/screen-person.js";
+import { readMatch } from "../checks/checks.matches.js";
 
 const scope = { scope: REVIEW_SCOPE };
 
@@ -27,16 +28,6 @@ const Reviewer = builder.prismaObject("Reviewer", {
 });
 
 type Explanation = MatchExplanation;
-type Match = {
-  entryId: string;
-  name: string;
-  matchedName: string;
-  entryNames?: string[];
-  status: string;
-  reasons: string[];
-  programs: string[];
-  explanation: Explanation;
-};
 
 const NamePair = builder.objectRef<Explanation["name"]["pairs"][number]>("NamePair").implement({
   description: "A word (or joined words) of the user's name paired with the listed name's, and how alike (0-1)",
@@ -73,8 +64,8 @@ const HitExplanation = builder.objectRef<Explanation>("HitExplanation").implemen
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
 
-/** The match as recorded: the matcher's own has every field; an upstream provider's may lack some. */
-const matchOf = (hit: { match: unknown }) => hit.match as Partial<Match>;
+/** The match as recorded: the matcher's own has every field; an upstream provider's or an older row's may lack some or hold them in another shape. */
+const matchOf = (hit: { match: unknown }) => readMatch(hit.match);
 builder.prismaObject("ReviewHit", {
   name: "ScreeningHit",
   description: "One potential match of a screening: the list entry, what matched and why, and the reviewer's decision",

@@ -1,5 +1,16 @@
 /** REST entries for the sandbox (SANDBOX keys only; 404 for a LIVE key). */
-import { bodyInput, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { findRun } from "../checks/checks.service.js";
+import { userInPath } from "../users/users.routes.js";
+import { sandboxClient } from "./sandbox.service.js";
+
+/** What a sandbox route's path names: a LIVE key finds no sandbox, whatever the id. */
+const inSandbox =
+  (lookup: PathLookup): PathLookup =>
+  async (ctx, params) => {
+    sandboxClient(ctx);
+    return lookup(ctx, params);
+  };
 
 const CLOCK = "now offsetSeconds movedAt";
 const RUN = "check_id: id userId type status trigger decidedBy result { score reasons matches provider matcher } createdAt completedAt";
@@ -40,6 +51,7 @@ export const sandboxRoutes: Route[] = [
     summary: "Sandbox: record a check's result as its upstream provider would (status, reasons, matches, score)",
     scope: "users:write",
     operation: restOperation(`mutation SimulateCheckResult($input: SimulateCheckResultInput!) { simulateCheckResult(input: $input) { ${RUN} } }`),
+    lookup: inSandbox((ctx, params) => findRun(ctx, params.check_id)),
     variables: (req) => ({ input: bodyInput(req, { checkId: req.params.check_id }) }),
     field: "simulateCheckResult",
   },
@@ -50,6 +62,7 @@ export const sandboxRoutes: Route[] = [
     scope: "users:write",
     status: 201,
     operation: restOperation(`mutation RaiseSandboxAlert($input: RaiseSandboxAlertInput!) { raiseSandboxAlert(input: $input) { ${RUN} } }`),
+    lookup: inSandbox(userInPath),
     variables: (req) => ({ input: bodyInput(req, { userId: req.params.user_id }) }),
     field: "raiseSandboxAlert",
   },

@@ -1,6 +1,6 @@
 /** GraphQL for the sandbox (SANDBOX keys only): simulate a check's result, raise an alert, reset. */
 import { builder } from "../../graphql/builder.js";
-import { CheckResultStatus, CheckRun } from "../checks/checks.schema.js";
+import { CheckResultStatus, CheckRun, POSTED_MATCHES } from "../checks/checks.schema.js";
 import { advanceClock, raiseAlert, resetClock, resetSandbox, sandboxClock, simulateCheckResult } from "./sandbox.service.js";
 
 type ClockShape = { now: Date; offsetSeconds: number; movedAt: Date | null; documentsExpired?: number; rescreened?: number };
@@ -38,7 +38,7 @@ const SimulateCheckResultInput = builder.inputType("SimulateCheckResultInput", {
     status: t.field({ type: CheckResultStatus, required: true }),
     score: t.float({ description: "0 to 1; left out: 1 for REJECTED, 0.7 for CONSIDER, 0 otherwise" }),
     reasons: t.stringList({ description: "At most 50, each at most 200 characters" }),
-    matches: t.field({ type: ["JSON"], description: "At most 50; a sanctions match naming an entryId opens a review as a real one does" }),
+    matches: t.field({ type: ["JSON"], description: `${POSTED_MATCHES}. A sanctions match naming an entryId opens a review as a real one does` }),
   }),
 });
 

@@ -15,7 +15,7 @@ import { getUser } from "../users/users.service.js";
 import { reasonsErrors } from "../checks/checks.rules.js";
 
 /** The sandbox client the caller is; anything else finds no sandbox here. */
-function sandboxClient(ctx: RequestContext): string {
+export function sandboxClient(ctx: RequestContext): string {
   if (ctx.principal.kind !== "client" || ctx.principal.mode !== "SANDBOX") throw new DomainError("NOT_FOUND", "The sandbox exists for sandbox keys only.");
   return ctx.principal.clientId;
 }

@@ -1,5 +1,6 @@
 /** REST entries for /v2/users. Each maps a path and body onto a GraphQL operation; no rules here. */
-import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { getUser } from "./users.service.js";
 
 /** The REST user body: every field, snake_case by alias (`user_id` for `id`). */
 export const USER_REST_FIELDS = `
@@ -10,6 +11,9 @@ export const USER_REST_FIELDS = `
   pendingEmail pendingPhoneNumber requirements { currentlyDue eventuallyDue errors { field code message } }
   standingDecisions { checkId type status decidedBy decidedAt }
   createdAt updatedAt etag`;
+
+/** The user a path names, of the caller's client. */
+export const userInPath: PathLookup = (ctx, params) => getUser(ctx, params.user_id, { select: { id: true } });
 
 const USER_QUERY = ["email", "external_id", "status", "sort_fields", "sort_order"];
 
@@ -32,6 +36,7 @@ export const usersRoutes: Route[] = [
     scope: "users:write",
     etagField: "etag",
     operation: restOperation(`mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { ${USER_REST_FIELDS} } }`),
+    lookup: userInPath,
     variables: (req) => ({ input: bodyInput(req, { id: req.params.user_id, ifMatch: req.headers.get("if-match") }) }),
     field: "updateUser",
   },
@@ -42,6 +47,7 @@ export const usersRoutes: Route[] = [
     scope: "users:read",
     etagField: "etag",
     operation: restOperation(`query User($id: ID!) { user(id: $id) { ${USER_REST_FIELDS} } }`),
+    lookup: userInPath,
     variables: (req) => ({ id: req.params.user_id }),
     field: "user",
   },

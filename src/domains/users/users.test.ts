@@ -319,10 +319,13 @@ describe.each(backends)("users v2 on %s", (backend) => {
     const body = { first_name: "In", last_name: "Flight", email: "inflight@example.com" };
     const first = await t.rest("POST", "/v2/users", { key, body, headers: { "idempotency-key": "idem-inflight" } });
     const clientId = (await t.db.user.findUniqueOrThrow({ where: { id: first.body.user_id } })).clientId;
-    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "idem-inflight" } }, data: { responseStatus: null } });
+    // another attempt holds it, its lease still running
+    const lease = { responseStatus: null, holder: "00000000-0000-4000-8000-000000000001", leaseUntil: new Date(Date.now() + 60_000) };
+    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "idem-inflight" } }, data: lease });
     const second = await t.rest("POST", "/v2/users", { key, body, headers: { "idempotency-key": "idem-inflight" } });
     expect(second.status).toBe(409);
     expect(second.body.code).toBe("IDEMPOTENCY_KEY_IN_USE");
+    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(50);
   });
 
   it("stores tax_id encrypted: the plain value is nowhere in the users table", async () => {

@@ -1,8 +1,11 @@
 /** REST entries for /v2/users/wallets and their cards. Each maps a path and body onto a GraphQL operation; no rules here. */
-import { bodyInput, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { getCard, getWallet } from "./wallets.service.js";
 
 const WALLET_REST_FIELDS = `wallet_id: id userId currency status createdAt updatedAt`;
 const CARD_REST_FIELDS = `card_id: id walletId cardType status last4 expiry createdAt updatedAt`;
+
+const card: PathLookup = (ctx, params) => getCard(ctx, params.card_id, { select: { id: true } });
 
 export const WALLETS = "/v2/users/wallets";
 export const CARDS = "/v2/users/wallets/cards";
@@ -24,6 +27,7 @@ export const walletsRoutes: Route[] = [
     summary: "Read a wallet with its cards",
     scope: "users:read",
     operation: restOperation(`query Wallet($id: ID!) { wallet(id: $id) { ${WALLET_REST_FIELDS} cards { ${CARD_REST_FIELDS} } } }`),
+    lookup: (ctx, params) => getWallet(ctx, params.wallet_id, { select: { id: true } }),
     variables: (req) => ({ id: req.params.wallet_id }),
     field: "wallet",
   },
@@ -43,6 +47,7 @@ export const walletsRoutes: Route[] = [
     summary: "Read a card (never its number)",
     scope: "users:read",
     operation: restOperation(`query Card($id: ID!) { card(id: $id) { ${CARD_REST_FIELDS} } }`),
+    lookup: card,
     variables: (req) => ({ id: req.params.card_id }),
     field: "card",
   },
@@ -52,6 +57,7 @@ export const walletsRoutes: Route[] = [
     summary: "Cancel a card",
     scope: "users:write",
     operation: restOperation(`mutation CancelCard($input: CancelCardInput!) { cancelCard(input: $input) { ${CARD_REST_FIELDS} } }`),
+    lookup: card,
     variables: (req) => ({ input: { id: req.params.card_id } }),
     field: "cancelCard",
   },

@@ -1,5 +1,6 @@
 /** REST entries for /v2/webhooks (scope webhooks:manage). Each maps a path and body onto a GraphQL operation; no rules here. */
-import { bodyInput, queryVariables, restOperation, type Route } from "../../rest/route.js";
+import { bodyInput, queryVariables, restOperation, type PathLookup, type Route } from "../../rest/route.js";
+import { getEndpoint } from "./webhooks.service.js";
 
 /** The REST endpoint body; `secret` is non-null only in the answers to create and rotate. */
 const WEBHOOK_REST_FIELDS = "webhook_id: id url eventTypes enabled disabledReason secret createdAt updatedAt";
@@ -8,6 +9,7 @@ const ATTEMPT_REST_FIELDS =
 
 const BASE = "/v2/webhooks";
 const ONE = `${BASE}/{webhook_id}`;
+const endpoint: PathLookup = (ctx, params) => getEndpoint(ctx, params.webhook_id, { select: { id: true } });
 
 export const webhooksRoutes: Route[] = [
   {
@@ -39,6 +41,7 @@ export const webhooksRoutes: Route[] = [
     summary: "Read a webhook endpoint",
     scope: "webhooks:manage",
     operation: restOperation(`query WebhookEndpoint($id: ID!) { webhookEndpoint(id: $id) { ${WEBHOOK_REST_FIELDS} } }`),
+    lookup: endpoint,
     variables: (req) => ({ id: req.params.webhook_id }),
     field: "webhookEndpoint",
   },
@@ -50,6 +53,7 @@ export const webhooksRoutes: Route[] = [
     operation: restOperation(
       `mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(input: $input) { ${WEBHOOK_REST_FIELDS} } }`,
     ),
+    lookup: endpoint,
     variables: (req) => ({ input: bodyInput(req, { id: req.params.webhook_id }) }),
     field: "updateWebhookEndpoint",
   },
@@ -60,6 +64,7 @@ export const webhooksRoutes: Route[] = [
     scope: "webhooks:manage",
     status: 204,
     operation: restOperation(`mutation DeleteWebhookEndpoint($input: DeleteWebhookEndpointInput!) { deleteWebhookEndpoint(input: $input) { webhook_id: id } }`),
+    lookup: endpoint,
     variables: (req) => ({ input: { id: req.params.webhook_id } }),
     field: "deleteWebhookEndpoint",
   },
@@ -71,6 +76,7 @@ export const webhooksRoutes: Route[] = [
     operation: restOperation(
       `mutation RotateWebhookSecret($input: RotateWebhookSecretInput!) { rotateWebhookSecret(input: $input) { ${WEBHOOK_REST_FIELDS} } }`,
     ),
+    lookup: endpoint,
     variables: (req) => ({ input: { id: req.params.webhook_id } }),
     field: "rotateWebhookSecret",
   },
@@ -83,6 +89,7 @@ export const webhooksRoutes: Route[] = [
     queryParams: ["event_id"],
     operation: restOperation(`query WebhookAttempts($endpointId: ID!, $first: Int, $after: String, $eventId: String) {
       webhookAttempts(endpointId: $endpointId, first: $first, after: $after, eventId: $eventId) { totalCount edges { node { ${ATTEMPT_REST_FIELDS} } } } }`),
+    lookup: endpoint,
     variables: (req) => ({ endpointId: req.params.webhook_id, ...queryVariables(req, ["event_id"]) }),
     field: "webhookAttempts",
   },
@@ -95,6 +102,7 @@ export const webhooksRoutes: Route[] = [
     operation: restOperation(
       `mutation RedeliverWebhookEvent($input: RedeliverWebhookEventInput!) { redeliverWebhookEvent(input: $input) { ${ATTEMPT_REST_FIELDS} } }`,
     ),
+    lookup: endpoint,
     variables: (req) => ({ input: bodyInput(req, { endpointId: req.params.webhook_id }) }),
     field: "redeliverWebhookEvent",
   },
@@ -107,6 +115,7 @@ export const webhooksRoutes: Route[] = [
     operation: restOperation(
       `mutation TestWebhookEndpoint($input: TestWebhookEndpointInput!) { testWebhookEndpoint(input: $input) { ${ATTEMPT_REST_FIELDS} } }`,
     ),
+    lookup: endpoint,
     variables: (req) => ({ input: bodyInput(req, { webhookId: req.params.webhook_id }) }),
     field: "testWebhookEndpoint",
   },

@@ -4,9 +4,9 @@
  * and the time one validation takes.
  */
 import { describe, expect, it } from "vitest";
-import type { FieldError } from "../../../lib/errors.js";
+import { MAX_LISTED_PROBLEMS, type FieldError } from "../../../lib/errors.js";
 import type { InstitutionRow } from "../remittance.rules.js";
-import { validatePayout, type PayoutFieldError } from "./beneficiary.validate.js";
+import { MAX_PAYOUT_DOCUMENTS, validatePayout, type PayoutFieldError } from "./beneficiary.validate.js";
 import { catalogueIndexOf } from "./requirements.catalogue.js";
 import { checkRequirementRow } from "./requirements.rules.js";
 import { shippedCatalogue, shippedRequirementRows } from "./requirements.shipped.js";
@@ -370,6 +370,52 @@ describe("what the dry run checks and how it answers", () => {
     expect(brief(check(body))).toEqual(["beneficiary.city field_missing"]);
     body.beneficiary.city = "Cebu";
     expect(brief(check(body))).toEqual([]);
+  });
+});
+
+describe("bounds: what a body built to be large makes the dry run do and answer", () => {
+  const omittedOf = (result: ReturnType<typeof run>) => (result.ok ? 0 : result.omitted);
+  const unknownKeys = (count: number, length = 8) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`z${String(i).padStart(length - 1, "0")}`, 0]));
+  const timed = (body: unknown) => {
+    const started = performance.now();
+    const result = run("in-inr-bank", body);
+    return { result, ms: performance.now() - started };
+  };
+
+  it("300,000 zeros in documents: one problem, the list refused whole, its items not walked", () => {
+    const { result, ms } = timed({ ...example("in-inr-bank"), documents: new Array(300_000).fill(0) });
+    expect(errorsOf(result)).toEqual([
+      { path: "documents", category: "incorrect_format", message: `documents holds 300000 entries; at most ${MAX_PAYOUT_DOCUMENTS} are taken.` },
+    ]);
+    expect(omittedOf(result)).toBe(0);
+    expect(ms).toBeLessThan(100);
+  });
+
+  it("documents up to the bound are judged item by item, their problems capped", () => {
+    const documents = Array.from({ length: MAX_PAYOUT_DOCUMENTS }, () => ({ a: 1, b: 2, document_id: 7 }));
+    const result = run("in-inr-bank", { ...example("in-inr-bank"), documents });
+    // per entry: two unknown keys, requirement missing, document_id not a UUID
+    expect(errorsOf(result)).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(errorsOf(result).length + omittedOf(result)).toBe(MAX_PAYOUT_DOCUMENTS * 4);
+  });
+
+  it("the unknown keys a 1 MiB body holds, in each party and at the top: the first MAX_LISTED_PROBLEMS listed, every other one counted", () => {
+    const many = unknownKeys(25_000);
+    const result = run("in-inr-bank", { ...example("in-inr-bank"), ...many, sender: { ...example("in-inr-bank").sender, ...many }, beneficiary: many });
+    const listed = errorsOf(result);
+    expect(listed).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(listed[0]).toEqual({ path: "z0000000", category: "not_allowed", message: "z0000000 is not a field of a payout on in-inr-bank." });
+    // 75,000 unknown keys, and what the empty beneficiary lacks
+    expect(listed.length + omittedOf(result)).toBeGreaterThan(75_000);
+  });
+
+  it("a key as long as the body is shown clipped, never whole", () => {
+    const key = "k".repeat(500_000);
+    const listed = errorsOf(run("in-inr-bank", { ...example("in-inr-bank"), sender: { ...example("in-inr-bank").sender, [key]: 1 } }));
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed).length).toBeLessThan(1000);
+    expect(listed[0]!.path).toMatch(/^sender\.k+…$/);
   });
 });
 

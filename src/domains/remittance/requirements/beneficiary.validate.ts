@@ -1,10 +1,13 @@
 /**
  * The payout dry run: a request body checked against a corridor's requirements and our catalogue.
  * Every problem is collected (one per field: the first check it fails), each with its path and a
- * category; messages never repeat the value, since account numbers and phone numbers are PII.
+ * category, up to MAX_LISTED_PROBLEMS; past it problems are only counted (`omitted`), and a
+ * documents list longer than MAX_PAYOUT_DOCUMENTS is refused whole, so no body makes the walk or
+ * the answer large. Messages never repeat the value, since account numbers and phone numbers are PII.
  * What passes comes back normalised: trimmed, codes upper-cased, IBAN in electronic form, phone in
  * E.164, the institution resolved. Synchronous and allocation-light: it runs on every dry run.
  */
+import { clip, Problems, reportUnknownKeys } from "../../../lib/errors.js";
 import { formatMinor } from "./requirements.amounts.js";
 import type { CatalogueIndex, CatalogueInstitution } from "./requirements.catalogue.js";
 import { compiled, type CompiledAlternative, type CompiledField, type CompiledSpec } from "./requirements.compiled.js";
@@ -27,9 +30,14 @@ type NormalisedPayout = {
   branch: { id: string; name: string; code: string } | null;
   documents: { requirement: string; documentId: string }[];
 };
-export type PayoutValidation = { ok: true; value: NormalisedPayout } | { ok: false; errors: PayoutFieldError[] };
+/** `errors`: at most MAX_LISTED_PROBLEMS; `omitted`: how many more were found */
+export type PayoutValidation = { ok: true; value: NormalisedPayout } | { ok: false; errors: PayoutFieldError[]; omitted: number };
 
-const TOP_KEYS = new Set(["amount", "payout_method", "purpose_of_remittance", "sender", "beneficiary", "documents"]);
+/** The most entries `documents` may hold (the requirements' JSON Schema says it as maxItems). */
+export const MAX_PAYOUT_DOCUMENTS = 20;
+
+const TOP_KEYS_NO_DOCUMENTS: ReadonlySet<string> = new Set(["amount", "payout_method", "purpose_of_remittance", "sender", "beneficiary"]);
+const TOP_KEYS: ReadonlySet<string> = new Set([...TOP_KEYS_NO_DOCUMENTS, "documents"]);
 const DOCUMENT_KEYS = new Set(["requirement", "document_id"]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TYPE_NAMES: Record<string, string> = { BANK: "bank", MOBILE_WALLET: "mobile wallet", CASH_PICKUP: "cash pickup network" };
@@ -40,7 +48,7 @@ const blank = (v: unknown) => v === undefined || v === null || (typeof v === "st
 type Section = { values: Record<string, string>; present: Set<string> };
 
 class Run {
-  readonly errors: PayoutFieldError[] = [];
+  readonly problems = new Problems<PayoutFieldError>();
   readonly failed = new Set<string>();
   institution: CatalogueInstitution | undefined;
   branch: NormalisedPayout["branch"] = null;
@@ -50,8 +58,20 @@ class Run {
   ) {}
 
   add(path: string, category: RequirementCategory, message: string) {
-    this.errors.push({ path, category, message });
+    this.problems.add({ path, category, message });
     this.failed.add(path);
+  }
+
+  /** The keys of `raw` the schema does not know: the first listed, the rest only counted (a body can hold a hundred thousand). */
+  unknownKeys(raw: object, known: ReadonlySet<string>, prefix: string, message: (path: string, key: string) => string) {
+    reportUnknownKeys(raw, known, this.problems, (key) => {
+      const path = `${prefix}${clip(key)}`;
+      this.problems.add({ path, category: "not_allowed", message: message(path, key) });
+    });
+  }
+
+  get failing() {
+    return this.problems.size > 0;
   }
 
   /** One field: present and text, length, pattern, allowed values, format, institution; the first failure is reported. */
@@ -112,7 +132,7 @@ class Run {
     if (raw === undefined || raw === null) return void this.add(name, "field_missing", `${name} is required.`);
     if (!isObject(raw)) return void this.add(name, "incorrect_format", `${name} must be an object.`);
     const out: Section = { values: {}, present: new Set() };
-    for (const key of Object.keys(raw)) if (!known.has(key)) this.add(`${name}.${key}`, "not_allowed", `${name}.${key} ${foreign(key)}`);
+    this.unknownKeys(raw, known, `${name}.`, (path, key) => `${path} ${foreign(key)}`);
     for (const f of fields) this.field(f, raw[f.spec.key], `${name}.${f.spec.key}`, out);
     return out;
   }
@@ -123,12 +143,10 @@ export function validatePayout(input: { corridor: CorridorFacts; spec: Requireme
   const { corridor, spec, body } = input;
   const c = compiled(spec);
   const run = new Run(corridor, catalogue);
-  if (!isObject(body)) return { ok: false, errors: [{ path: "", category: "incorrect_format", message: "The body must be a JSON object." }] };
+  if (!isObject(body)) return { ok: false, errors: [{ path: "", category: "incorrect_format", message: "The body must be a JSON object." }], omitted: 0 };
   if (corridor.status && corridor.status !== "ACTIVE")
     run.add("corridor_id", "not_allowed", `The corridor ${corridor.id} is ${corridor.status}: it takes no payouts.`);
-  for (const key of Object.keys(body))
-    if (!TOP_KEYS.has(key) || (key === "documents" && !spec.documents.length))
-      run.add(key, "not_allowed", `${key} is not a field of a payout on ${corridor.id}.`);
+  run.unknownKeys(body, spec.documents.length ? TOP_KEYS : TOP_KEYS_NO_DOCUMENTS, "", (path) => `${path} is not a field of a payout on ${corridor.id}.`);
 
   const amount = checkAmount(run, body.amount, spec);
   const alt = pickAlternative(run, c, body.payout_method, body.beneficiary);
@@ -141,7 +159,8 @@ export function validatePayout(input: { corridor: CorridorFacts; spec: Requireme
   const purpose = checkPurpose(run, c, spec, body.purpose_of_remittance);
   const documents = spec.documents.length ? checkDocuments(run, c, spec, amount, body.documents) : [];
 
-  if (run.errors.length || amount === undefined || !sender || !beneficiary || !run.institution) return { ok: false, errors: run.errors };
+  if (run.failing || amount === undefined || !sender || !beneficiary || !run.institution)
+    return { ok: false, errors: run.problems.listed, omitted: run.problems.omitted };
   return {
     ok: true,
     value: {
@@ -232,12 +251,15 @@ function checkDocuments(run: Run, c: CompiledSpec, spec: RequirementSpec, amount
   // requirements an entry names, even one whose document_id is wrong: that entry's error is enough
   const named = new Set<string>();
   const notList = raw !== undefined && raw !== null && !Array.isArray(raw);
+  // a list past the bound is refused whole: its items are not judged, nor what they would have met
+  const tooLong = Array.isArray(raw) && raw.length > MAX_PAYOUT_DOCUMENTS;
   if (notList) run.add("documents", "incorrect_format", "documents must be a list.");
+  else if (tooLong) run.add("documents", "incorrect_format", `documents holds ${raw.length} entries; at most ${MAX_PAYOUT_DOCUMENTS} are taken.`);
   else
     (raw ?? []).forEach((item: unknown, i: number) => {
       const at = `documents.${i}`;
       if (!isObject(item)) return run.add(at, "incorrect_format", `${at} must be an object with requirement and document_id.`);
-      for (const key of Object.keys(item)) if (!DOCUMENT_KEYS.has(key)) run.add(`${at}.${key}`, "not_allowed", `${at}.${key} is not a document field.`);
+      run.unknownKeys(item, DOCUMENT_KEYS, `${at}.`, (path) => `${path} is not a document field.`);
       const { requirement, document_id: id } = item;
       const known = typeof requirement === "string" && c.documents.has(requirement);
       if (known) named.add(requirement);
@@ -248,7 +270,7 @@ function checkDocuments(run: Run, c: CompiledSpec, spec: RequirementSpec, amount
       else if (known) given.push({ requirement: requirement as string, documentId: id.toLowerCase() });
     });
   for (const d of spec.documents)
-    if (amount !== undefined && amount >= d.min_amount && !named.has(d.key) && !notList)
+    if (amount !== undefined && amount >= d.min_amount && !named.has(d.key) && !notList && !tooLong)
       run.add(
         "documents",
         "field_missing",

@@ -10,6 +10,7 @@
  */
 import { countryName } from "../../../lib/countries.js";
 import { DomainError } from "../../../lib/errors.js";
+import { MAX_PAYOUT_DOCUMENTS } from "./beneficiary.validate.js";
 import { amountThresholds, formatMinor, minorUnitDigits } from "./requirements.amounts.js";
 import type { CatalogueInstitution } from "./requirements.catalogue.js";
 import type { AlternativeSpec, ConditionSpec, CorridorFacts, FieldSpec, RequirementSpec } from "./requirements.spec.js";
@@ -224,6 +225,7 @@ function documentsSchema(spec: RequirementSpec, corridor: CorridorFacts, always:
     type: "array",
     title: "Documents",
     description: "Documents already uploaded through the documents API, each naming the requirement it meets.",
+    maxItems: MAX_PAYOUT_DOCUMENTS,
     items: {
       type: "object",
       required: ["requirement", "document_id"],

@@ -1,0 +1,92 @@
+/**
+ * Idempotency-Key across the keys of one client: a stored answer belongs to the API key whose request
+ * made it. Another key sending the same key and body (a reviewer's key, without the scope the route
+ * needs) is not handed that answer (a webhook endpoint's signing secret, shown once), on REST and
+ * GraphQL; the key that made it still gets its replay.
+ * And a claim whose holder died: its lease runs out, and a retry runs afresh when nothing had
+ * committed, or answers from the writes that had (the process kills themselves: test/faults/idempotency-kill.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_KEY, backends, startTestApp, type TestApp } from "./helpers/app.js";
+
+describe.each(backends)("idempotency keys across the API keys of a client (%s)", (backend) => {
+  let t: TestApp;
+  let owner = "";
+  let reviewer = "";
+  beforeAll(async () => {
+    t = await startTestApp(backend, { WEBHOOK_ALLOW_PRIVATE: "1" });
+    const client = await t.createClient("Two keys");
+    owner = client.key;
+    reviewer = (await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Rev", email: "rev@example.com" } })).body
+      .api_key;
+  });
+  afterAll(() => t?.stop());
+
+  const endpoint = { url: "http://127.0.0.1:9/hook", event_types: ["user.status.updated"] };
+
+  it("a key without webhooks:manage replaying another key's POST is not served its answer", async () => {
+    const headers = { "idempotency-key": "endpoint-1" };
+    const made = await t.rest("POST", "/v2/webhooks", { key: owner, body: endpoint, headers });
+    expect(made.status).toBe(201);
+    expect(made.body.secret).toBeTruthy();
+
+    const replayed = await t.rest("POST", "/v2/webhooks", { key: reviewer, body: endpoint, headers });
+    expect(replayed.status).toBe(422);
+    expect(replayed.body.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(replayed.headers.get("idempotent-replayed")).toBeNull();
+    expect(JSON.stringify(replayed.body)).not.toContain(made.body.secret);
+
+    // the key that made it gets its answer again
+    const again = await t.rest("POST", "/v2/webhooks", { key: owner, body: endpoint, headers });
+    expect([again.status, again.body.secret, again.headers.get("idempotent-replayed")]).toEqual([201, made.body.secret, "true"]);
+  });
+
+  it("the same holds for a GraphQL mutation", async () => {
+    const mutation = `mutation { createWebhookEndpoint(input: { url: "${endpoint.url}", eventTypes: ["user.status.updated"] }) { id secret } }`;
+    const headers = { "idempotency-key": "endpoint-2" };
+    const made = await t.gql(owner, mutation, undefined, headers);
+    expect(made.data.createWebhookEndpoint.secret).toBeTruthy();
+    const replayed = await t.gql(reviewer, mutation, undefined, headers);
+    expect(replayed.headers.get("idempotent-replayed")).toBeNull();
+    expect(JSON.stringify(replayed.body)).not.toContain(made.data.createWebhookEndpoint.secret);
+    expect(replayed.errors?.[0]?.extensions.code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  /** the row of a request whose process died: unanswered, its holder gone, its lease run out */
+  const orphan = () => ({ responseStatus: null, responseBody: null, holder: "00000000-0000-4000-8000-00000000dead", leaseUntil: new Date(Date.now() - 1000) });
+  const rowOf = async (key: string) => (await t.db.idempotencyKey.findMany({ where: { key } }))[0]!;
+  const usersWith = async (email: string) =>
+    (await t.rest("GET", `/v2/users?email=${encodeURIComponent(email)}`, { key: owner })).body.data.map((u: { user_id: string }) => u.user_id);
+
+  it("a claim whose holder died before its write committed gives way: the retry runs afresh", async () => {
+    const body = { first_name: "Never", last_name: "Committed", email: "never-committed@example.com" };
+    const made = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-before" } });
+    const { clientId, keyId, requestHash, expiresAt } = await rowOf("died-before");
+    // as the dead request left it: claimed, nothing recorded, the user not there
+    await t.db.idempotencyKey.delete({ where: { clientId_key: { clientId, key: "died-before" } } });
+    await t.db.idempotencyKey.create({ data: { clientId, keyId, key: "died-before", requestHash, expiresAt, ...orphan(), writes: [] } });
+    await t.db.user.deleteMany({ where: { id: made.body.user_id } });
+    const retried = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-before" } });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(await usersWith(body.email)).toEqual([retried.body.user_id]);
+  });
+
+  it("a claim whose holder died after its write committed answers from the recorded write: the same user, made once", async () => {
+    const body = { first_name: "Was", last_name: "Committed", email: "was-committed@example.com" };
+    const made = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-after" } });
+    const { clientId, writes } = await rowOf("died-after");
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/^v1\./); // encrypted, as the answer is
+    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "died-after" } }, data: orphan() });
+    const retried = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-after" } });
+    expect([retried.status, retried.body.user_id, retried.headers.get("idempotent-replayed")]).toEqual([201, made.body.user_id, "true"]);
+    expect(retried.body).toEqual(made.body);
+    expect(await usersWith(body.email)).toEqual([made.body.user_id]);
+  });
+
+  it("a request that deletes its own key's row (a sandbox reset) still commits", async () => {
+    const reset = await t.rest("POST", "/v2/sandbox/reset", { key: owner, body: {}, headers: { "idempotency-key": "reset-1" } });
+    expect(reset.status).toBe(200);
+  });
+});
