@@ -1,7 +1,7 @@
 /** REST entries for API clients (operator key only). */
 import { OPERATOR_ONLY } from "../../principal.js";
 import { bodyInput, restOperation, type PathLookup, type Route } from "../../rest/route.js";
-import { findApiClient, findApiKey } from "./clients.service.js";
+import { findApiClient, findApiKey, findReviewer } from "./clients.service.js";
 
 const client: PathLookup = (ctx, params) => findApiClient(ctx.db, params.client_id);
 
@@ -49,6 +49,7 @@ export const clientsRoutes: Route[] = [
     status: 201,
     operation: restOperation(`mutation RotateReviewerKey($input: RotateReviewerKeyInput!) {
       rotateReviewerKey(input: $input) { reviewer_id: reviewerId clientId name email api_key: apiKey key_id: keyId } }`),
+    lookup: (ctx, params) => findReviewer(ctx.db, params.client_id, params.reviewer_id),
     variables: (req) => ({ input: { clientId: req.params.client_id, reviewerId: req.params.reviewer_id } }),
     field: "rotateReviewerKey",
   },

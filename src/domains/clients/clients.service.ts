@@ -5,6 +5,7 @@ import type { Db } from "../../db/client.js";
 import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
+import { isUuid } from "../../lib/ids.js";
 import type { Transact } from "../events/events.write.js";
 import type { EventBus } from "../events/events.pubsub.js";
 import { createTtlCache } from "../../lib/ttl-cache.js";
@@ -133,6 +134,10 @@ export async function revokeApiKey(transact: Transact, actor: Actor, keyId: stri
 
 /** The client an operator route's path names, or 404. */
 export const findApiClient = (db: Db, id: string) => foundOr404("API client", id, (id) => db.apiClient.findUnique({ where: { id }, select: { id: true } }));
+
+/** A reviewer of the client an operator route's path names, or 404. */
+export const findReviewer = (db: Db, clientId: string, id: string) =>
+  foundOr404("reviewer", id, async (id) => (isUuid(clientId) ? db.reviewer.findFirst({ where: { id, clientId }, select: { id: true } }) : null));
 
 /** The key an operator route's path names, or 404. */
 export const findApiKey = (db: Db, id: string) => foundOr404("API key", id, (id) => db.apiKey.findUnique({ where: { id }, select: { id: true } }));
