@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, OPERATOR_ONLY, REVIEW_SCOPE } from "../src/principal.js";
 import { schema } from "../src/graphql/schema.js";
 import { compileRoutes, routes } from "../src/rest/routes.js";
-import { ADMIN_KEY, PNG_BASE64, startTestApp, type TestApp } from "./helpers/app.js";
+import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "./helpers/app.js";
 
 const concrete = (path: string, id: string) => path.replace(/\{\w+\}/g, id);
 
@@ -69,13 +69,13 @@ const hasBody = (method: string) => method === "POST" || method === "PUT";
 const naming = routes.filter((r) => typeof r.lookup === "function");
 const keyFor = (scope: string) => (scope === OPERATOR_ONLY ? "operator" : scope === REVIEW_SCOPE ? "reviewer" : "client");
 
-describe("an object a path names is looked up before the body is judged", () => {
+describe.each(backends)("an object a path names is looked up before the body is judged, on %s", (backend) => {
   let t: TestApp;
   const keys: Record<string, string> = {};
   /** objects of the client whose key is keys.client, by the path parameter that names them */
   const owned: Record<string, string> = {};
   beforeAll(async () => {
-    t = await startTestApp("pglite", { WEBHOOK_ALLOW_PRIVATE: "1" }); // the endpoint below is on 127.0.0.1, never called
+    t = await startTestApp(backend, { WEBHOOK_ALLOW_PRIVATE: "1" }); // the endpoint below is on 127.0.0.1, never called
     const client = await t.createClient("Looked up");
     keys.client = client.key;
     keys.operator = ADMIN_KEY;

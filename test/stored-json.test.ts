@@ -5,6 +5,7 @@
  * written here straight into the database) read back on every route that shows them.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "./helpers/app.js";
 import { within } from "./helpers/eventually.js";
@@ -12,6 +13,9 @@ import { within } from "./helpers/eventually.js";
 const SIMULATE = `mutation($input: SimulateCheckResultInput!) { simulateCheckResult(input: $input) { id status } }`;
 const HITS = `hits { entryId entryName entryNames matchedName score status reasons programs explanation { name { score pairs { given listed similarity } } alias { matched } } }`;
 const RUNS = `query($id: ID!) { checks(userId: $id, first: 100) { edges { node { id status result { score reasons matches provider matcher } } } } }`;
+
+/** The migration that turns rows stored before matches were bounded into what reads show of them. */
+const BOUNDS_MIGRATION = readFileSync(new URL("../prisma/migrations/20261207210000_stored_json_bounds/migration.sql", import.meta.url), "utf8");
 
 /** ~20 KB of empty arrays, each an object of its own once parsed */
 const inflated = () => Array.from({ length: 6900 }, () => []);
@@ -122,6 +126,53 @@ describe.each(backends)("stored JSON on %s", (backend) => {
     const gql = await t.gql(key, RUNS, { id: userId });
     expect(gql.errors).toBeUndefined();
     expect(gql.data.checks.edges.slice(0, oddResults.length).map((e: any) => e.node.result)).toEqual(results);
+  }, 60_000);
+
+  it("the migration that bounds stored matches turns older oversize rows into markers, and leaves the others as they were", async () => {
+    const userId = await signUp();
+    const big = { score: 0.7, reasons: ["r"], matches: Array.from({ length: 5 }, (_, i) => ({ entryId: `UP-${i}`, entryNames: inflated() })) };
+    const small = { score: 0.7, reasons: ["r"], matches: [{ entryId: "UP-1", entryNames: ["CRUZ, Ana"] }] };
+    const run = (result: object) =>
+      t.db.checkRun.create({
+        data: { clientId, userId, type: "SANCTIONS_SCREENING", trigger: "PROVIDER_UPDATE", status: "CONSIDER", decidedBy: "PROVIDER", result },
+      });
+    const [oversizeRun, fineRun] = [await run(big), await run(small)];
+    const hit = (entryId: string, match: object) => ({
+      clientId,
+      userId,
+      checkRunId: oversizeRun.id,
+      list: "upstream",
+      listVersion: "unknown",
+      entryId,
+      entryHash: "",
+      subjectHash: "",
+      score: 0.7,
+      match,
+    });
+    const review = await t.db.review.create({
+      data: {
+        clientId,
+        userId,
+        type: "SANCTIONS_SCREENING",
+        checkRunId: oversizeRun.id,
+        riskScore: 70,
+        reasons: [],
+        screened: {},
+        hits: { create: [hit("UP-0", big.matches[0]!), hit("UP-1", small.matches[0]!)] },
+      },
+    });
+    const event = (result: object) =>
+      t.db.event.create({ data: { clientId, type: "check.sanctions_screening.updated", data: { userId, check: { result } }, publishedAt: new Date() } });
+    const [oversizeEvent, fineEvent] = [await event(big), await event(small)];
+
+    for (const statement of BOUNDS_MIGRATION.split(/;\s*\n/).filter((s) => /^\s*UPDATE/m.test(s))) await t.db.$executeRawUnsafe(statement);
+
+    const runs = await t.db.checkRun.findMany({ where: { id: { in: [oversizeRun.id, fineRun.id] } }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((r) => r.result)).toEqual([{ ...big, matches: [{ omitted: "oversize" }] }, small]);
+    const hits = await t.db.reviewHit.findMany({ where: { reviewId: review.id }, orderBy: { entryId: "asc" } });
+    expect(hits.map((h) => h.match)).toEqual([{ entryId: "UP-0", omitted: "oversize" }, small.matches[0]]);
+    const events = await t.db.event.findMany({ where: { id: { in: [oversizeEvent.id, fineEvent.id] } }, orderBy: { seq: "asc" } });
+    expect(events.map((e) => (e.data as any).check.result)).toEqual([{ ...big, matches: [{ omitted: "oversize" }] }, small]);
   }, 60_000);
 
   it("reads a review whose hit a provider posted with entryNames not a list and no explanation, on REST and GraphQL", async () => {

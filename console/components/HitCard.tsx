@@ -53,22 +53,23 @@ function NameWords({ name, pairs, side }: { name: string; pairs: NamePair[]; sid
 
 const listOrDash = (values: readonly string[]) => (values.length ? values.join(", ") : "—");
 
-function FeatureRow({ label, given, comparison }: { label: string; given: string | null; comparison: FeatureComparison }) {
+/** One feature of the user beside the entry's; without the matcher's comparison (a provider's hit), nothing is said of the entry's. */
+function FeatureRow({ label, given, comparison }: { label: string; given: string | null; comparison: FeatureComparison | null }) {
   return (
-    <tr class={`comparison__row comparison__row--${VERDICTS[comparison.verdict]?.tone ?? "unknown"}`}>
+    <tr class={`comparison__row comparison__row--${(comparison && VERDICTS[comparison.verdict]?.tone) ?? "unknown"}`}>
       <th scope="row">{label}</th>
-      <td>{given ?? comparison.given ?? "—"}</td>
-      <td>{listOrDash(comparison.listed)}</td>
-      <td>
-        <Verdict verdict={comparison.verdict} />
-      </td>
+      <td>{given ?? comparison?.given ?? "—"}</td>
+      <td>{comparison ? listOrDash(comparison.listed) : "—"}</td>
+      <td>{comparison ? <Verdict verdict={comparison.verdict} /> : <span class="verdict verdict--unknown">Not compared</span>}</td>
     </tr>
   );
 }
 
 /** The user's screened data beside the list entry, row by row, with the matcher's verdict on each. */
 function Comparison({ hit, screened }: { hit: ScreeningHit; screened: ScreenedPerson }) {
-  const { name, dateOfBirth, nationality, alias } = hit.explanation;
+  const explanation = hit.explanation;
+  // without the matcher's pairing, no word is marked as paired or unpaired
+  const pairs = explanation?.name.pairs ?? [];
   const otherNames = hit.entryNames.filter((n) => n !== hit.matchedName);
   return (
     <table class="comparison">
@@ -84,22 +85,22 @@ function Comparison({ hit, screened }: { hit: ScreeningHit; screened: ScreenedPe
       <tbody>
         <tr class="comparison__row">
           <th scope="row">Name</th>
+          <td>{explanation ? <NameWords name={fullName(screened)} pairs={pairs} side="given" /> : fullName(screened)}</td>
           <td>
-            <NameWords name={fullName(screened)} pairs={name.pairs} side="given" />
+            {explanation ? <NameWords name={hit.matchedName} pairs={pairs} side="listed" /> : hit.matchedName}
+            {explanation && (
+              <span class="comparison__note">
+                {explanation.alias.primary ? "the listed name" : "an alias"}
+                {explanation.alias.weak && ", a weak alias"}
+              </span>
+            )}
           </td>
           <td>
-            <NameWords name={hit.matchedName} pairs={name.pairs} side="listed" />
-            <span class="comparison__note">
-              {alias.primary ? "the listed name" : "an alias"}
-              {alias.weak && ", a weak alias"}
-            </span>
-          </td>
-          <td>
-            <span class="verdict verdict--score">{percent(name.score)}</span>
+            <span class="verdict verdict--score">{percent(explanation?.name.score ?? hit.score)}</span>
           </td>
         </tr>
-        <FeatureRow label="Date of birth" given={screened.dateOfBirth} comparison={dateOfBirth} />
-        <FeatureRow label="Nationality" given={screened.nationality} comparison={nationality} />
+        <FeatureRow label="Date of birth" given={screened.dateOfBirth} comparison={explanation?.dateOfBirth ?? null} />
+        <FeatureRow label="Nationality" given={screened.nationality} comparison={explanation?.nationality ?? null} />
         <tr class="comparison__row">
           <th scope="row">Also listed as</th>
           <td>—</td>
@@ -119,6 +120,14 @@ function Comparison({ hit, screened }: { hit: ScreeningHit; screened: ScreenedPe
 
 /** The words the matcher paired, how alike, and what it could not pair. */
 function NameExplanationList({ hit }: { hit: ScreeningHit }) {
+  if (!hit.explanation)
+    return (
+      <div class="explanation">
+        <h4 class="explanation__title">Why the names match</h4>
+        <p>The provider that found this hit gave no explanation of it: compare the names above yourself.</p>
+        {hit.reasons.length > 0 && <p class="explanation__reasons">The provider said: {hit.reasons.join("; ")}</p>}
+      </div>
+    );
   const { pairs, unpairedGiven, unpairedListed, reordered } = hit.explanation.name;
   return (
     <div class="explanation">

@@ -32,7 +32,8 @@ export type ScreeningHit = {
   score: number;
   reasons: string[];
   programs: string[];
-  explanation: HitExplanation;
+  /** null for a hit an upstream provider posted: the matcher did not weigh it */
+  explanation: HitExplanation | null;
   decision: HitDecision | null;
 };
 

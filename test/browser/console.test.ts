@@ -254,6 +254,29 @@ describe.runIf(browserAvailable())("the compliance console in Chromium", () => {
     );
   }, 60_000);
 
+  it("shows a hit an upstream provider posted without the matcher's explanation: the entry, its names, no comparison of words", async () => {
+    const userId = await signUp({ first_name: "Ana", last_name: "Cruz" });
+    const runs = (await t.rest("GET", `/v2/users/${userId}/checks`, { key: clientKey })).body.data as any[];
+    const screening = runs.find((r) => r.type === "SANCTIONS_SCREENING");
+    const match = { entryId: "UP-1", name: "CRUZ, Ana Maria", entryNames: ["CRUZ, Ana Maria", "CRUZ, Ana"], score: 0.9, programs: ["UPSTREAM"] };
+    const posted = await t.rest("POST", `/v2/checks/${screening.check_id}/result`, {
+      key: ADMIN_KEY,
+      body: { status: "CONSIDER", decided_by: "PROVIDER", matches: [match] },
+    });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    const { page } = adaSession;
+    await page.getByRole("tab", { name: /To decide/ }).click();
+    await reviewButton(page, "Ana Cruz").click();
+    const hit = page.locator("article.review article.hit").first();
+    await hit.getByRole("heading", { name: "Hit 1: CRUZ, Ana Maria" }).waitFor({ timeout: 20_000 });
+    expect(await hit.innerText()).toContain("no explanation");
+    expect(await hit.getByRole("row", { name: /Also listed as/ }).innerText()).toContain("CRUZ, Ana");
+    expect(await hit.getByRole("row", { name: /Date of birth/ }).innerText()).toContain("Not compared");
+    await hit.getByRole("radio", { name: "False positive" }).waitFor();
+    await fullPage(page, "console-7-upstream-hit");
+    accessibility.push(...(await seriousViolations(page, "upstream hit")));
+  }, 60_000);
+
   it("had no serious or critical accessibility violation, loaded nothing from elsewhere, and kept within its policy", () => {
     expect(accessibility).toEqual([]);
     expect(foreign).toEqual([]);

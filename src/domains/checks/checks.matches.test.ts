@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { jsonBytesWithin } from "../../lib/json-bounds.js";
 import { MATCH_LIMITS, postedMatchesErrors, readMatch, readMatches, readResult, storedMatches } from "./checks.matches.js";
 import { sandboxListMatch } from "./screening/sandbox-list.js";
+import { screenPerson } from "./screening/screen-person.js";
+import { loadWatchlist } from "./screening/watchlist.js";
 
 const matcherMatch = sandboxListMatch({ firstName: "Ana", lastName: "SandboxReview", dateOfBirth: "1990-01-01", nationality: "SG" })!;
 
@@ -40,6 +42,19 @@ describe("stored matches read back", () => {
   it("show the matcher's own match as it was stored", () => {
     expect(readMatch(JSON.parse(JSON.stringify(matcherMatch)))).toEqual(JSON.parse(JSON.stringify(matcherMatch)));
   });
+
+  it("show the OFAC matcher's matches as they were stored, and take them as posted matches too", async () => {
+    const watchlist = await loadWatchlist();
+    const people = [
+      { firstName: "Qasem", lastName: "Soleimani", dateOfBirth: "1957-03-11", nationality: "IR" },
+      { firstName: "Muammar", lastName: "Gaddafi", dateOfBirth: null, nationality: null },
+      { firstName: "Abid", middleName: "Hamid", lastName: "Mahmud al-Tikriti", dateOfBirth: "1990-03-01", nationality: "FR" },
+    ];
+    const matches = people.flatMap((person) => JSON.parse(JSON.stringify(screenPerson(person, watchlist).matches)) as unknown[]);
+    expect(matches.length).toBeGreaterThan(2);
+    expect(readMatches(matches)).toEqual(matches);
+    expect(postedMatchesErrors(matches.slice(0, 10))).toEqual([]);
+  }, 60_000);
 
   it("tolerate the odd shapes of older rows: a lone name, no explanation or half of one, fields of another type", () => {
     expect(readMatch({ entryId: "UP-1", entryNames: "CRUZ, Ana" })).toMatchObject({ entryId: "UP-1", entryNames: ["CRUZ, Ana"], explanation: null });

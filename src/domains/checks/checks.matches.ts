@@ -24,9 +24,10 @@ const verdict = <const V extends readonly [string, ...string[]]>(values: V) => z
 const explanation = z.object({
   name: z.object({
     score: share,
-    pairs: z.array(z.object({ given: text(100), listed: text(100), similarity: share })).max(20),
-    unpairedGiven: texts(20, 100),
-    unpairedListed: texts(20, 100),
+    // a user's name is at most 300 characters in all, and its words fold (ß → ss) as they are compared
+    pairs: z.array(z.object({ given: text(600), listed: text(300), similarity: share })).max(100),
+    unpairedGiven: texts(100, 600),
+    unpairedListed: texts(100, 300),
     reordered: z.boolean(),
     basis: verdict(["aligned", "near", "initials"]).optional(),
     otherGivenName: z.boolean().optional(),

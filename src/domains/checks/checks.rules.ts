@@ -1,5 +1,6 @@
 /** Check runs, pure: the types a verification starts and the risk assessment derived from runs. */
 import type { CheckDecider, CheckStatus, CheckType } from "../../../generated/prisma/enums.js";
+import { texts } from "../../lib/json-bounds.js";
 
 export const CHECK_TYPES: CheckType[] = ["KYC", "SANCTIONS_SCREENING", "TRANSACTION_MONITORING"];
 
@@ -166,9 +167,8 @@ export function checksForChange(fields: readonly string[]): CheckType[] {
 
 /** What a posted result (an upstream provider's, a person's, the sandbox's) may say as reasons. */
 export const reasonsErrors = (reasons: readonly string[] | null | undefined) =>
-  (reasons?.length ?? 0) > 50 || reasons?.some((r) => r.length > 200)
-    ? [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }]
-    : [];
+  POSTED_REASONS.safeParse(reasons ?? []).success ? [] : [{ field: "reasons", code: "too_long", message: "reasons: at most 50, each at most 200 characters." }];
+const POSTED_REASONS = texts(50, 200);
 
 /** The event a completed run of a type raises. */
 export const CHECK_EVENT = {
