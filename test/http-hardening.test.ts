@@ -498,16 +498,22 @@ function finalAnswer(text: string) {
 const declaredMiB = (path: string, headers: string[] = []) =>
   `${[`POST ${path} HTTP/1.1`, "host: gateway", "content-type: application/json", `content-length: ${MiB}`, ...headers].join("\r\n")}\r\n\r\n`;
 
+/** An app on a loopback port for a describe block (stopped after it), and with `client` a key of a client so named. */
+function listening(env: Record<string, string>, client?: string) {
+  const app = { t: undefined as TestApp | undefined, port: 0, key: "" };
+  beforeAll(async () => {
+    app.t = await startTestApp("pglite", { REDIS_URL: "", ...env });
+    app.port = await app.t.app.start(0, "127.0.0.1");
+    if (client) app.key = (await app.t.createClient(client)).key;
+  });
+  afterAll(() => app.t?.stop());
+  return app;
+}
+
 describe("a request without a valid key is refused before its body is read", () => {
   for (const graphiql of ["0", "1"]) {
     describe(`GRAPHIQL=${graphiql}`, () => {
-      let t: TestApp;
-      let port: number;
-      beforeAll(async () => {
-        t = await startTestApp("pglite", { GRAPHIQL: graphiql, REDIS_URL: "", UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "0" });
-        port = await t.app.start(0, "127.0.0.1");
-      });
-      afterAll(() => t?.stop());
+      const app = listening({ GRAPHIQL: graphiql, UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "0" });
 
       it.each([
         ["a REST write the lane takes", "/v2/users", []],
@@ -516,20 +522,20 @@ describe("a request without a valid key is refused before its body is read", () 
         ["a GraphQL POST with a refused key", "/graphql", ["authorization: Bearer ogk_sandbox_guess"]],
         ["a REST write with a refused key", "/v2/users", ["x-api-key: ogk_sandbox_guess"]],
       ])("answers 401 to %s that declares 1 MiB and sends 64 KiB of it", async (_, path, headers) => {
-        const sent = await rawRequest(port, declaredMiB(path, headers), 64 * 1024, 3000);
+        const sent = await rawRequest(app.port, declaredMiB(path, headers), 64 * 1024, 3000);
         sent.socket.destroy();
         expect(sent.status, sent.text.slice(0, 300)).toBe(401);
       });
 
       if (graphiql === "1")
         it("still answers GraphiQL's schema fetch without a key, a body within the few KiB allowed", async () => {
-          const introspection = await fetch(`http://127.0.0.1:${port}/graphql`, {
+          const introspection = await fetch(`http://127.0.0.1:${app.port}/graphql`, {
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ query: "{ __schema { queryType { name } } }" }),
           });
           expect(introspection.status, await introspection.clone().text()).toBe(200);
-          const padded = await rawRequest(port, declaredMiB("/graphql").replace(`${MiB}`, String(65 * 1024)), 65 * 1024, 3000);
+          const padded = await rawRequest(app.port, declaredMiB("/graphql").replace(`${MiB}`, String(65 * 1024)), 65 * 1024, 3000);
           padded.socket.destroy();
           expect(padded.status).toBe(401);
         });
@@ -538,36 +544,28 @@ describe("a request without a valid key is refused before its body is read", () 
 });
 
 describe("connections are bounded", () => {
-  let t: TestApp;
-  let port: number;
-  let key: string;
-  beforeAll(async () => {
-    t = await startTestApp("pglite", { REDIS_URL: "", MAX_CONNECTIONS: "8", REQUEST_TIMEOUT_SECONDS: "2", HEADERS_TIMEOUT_SECONDS: "1" });
-    port = await t.app.start(0, "127.0.0.1");
-    key = (await t.createClient("Connections")).key;
-  });
-  afterAll(() => t?.stop());
+  const app = listening({ MAX_CONNECTIONS: "8", REQUEST_TIMEOUT_SECONDS: "2", HEADERS_TIMEOUT_SECONDS: "1" }, "Connections");
 
   it("closes a connection past MAX_CONNECTIONS at once, and serves again once they are gone", async () => {
     const open = await Promise.all(
       Array.from({ length: 8 }, async () => {
-        const socket = connect(port, "127.0.0.1").on("error", () => {});
+        const socket = connect(app.port, "127.0.0.1").on("error", () => {});
         await once(socket, "connect");
         return socket;
       }),
     );
     await new Promise((r) => setTimeout(r, 100));
-    const extra = await rawRequest(port, "GET /healthz HTTP/1.1\r\nhost: gateway\r\n\r\n", 0, 2000);
+    const extra = await rawRequest(app.port, "GET /healthz HTTP/1.1\r\nhost: gateway\r\n\r\n", 0, 2000);
     expect(extra.closed, "the connection past the cap is closed").toBe(true);
     expect(extra.status).toBe(0);
     for (const socket of open) socket.destroy();
     await new Promise((r) => setTimeout(r, 100));
-    expect((await get(port, "/healthz")).status).toBe(200);
+    expect((await get(app.port, "/healthz")).status).toBe(200);
   });
 
   it("ends a request whose headers or body do not arrive in time with 408", async () => {
-    const slowHeaders = rawRequest(port, "GET /v2/users HTTP/1.1\r\nhost: gateway\r\nx-slow: 1", 0, 6000);
-    const slowBody = rawRequest(port, declaredMiB("/v2/users", [`authorization: Bearer ${key}`]), 1024, 6000);
+    const slowHeaders = rawRequest(app.port, "GET /v2/users HTTP/1.1\r\nhost: gateway\r\nx-slow: 1", 0, 6000);
+    const slowBody = rawRequest(app.port, declaredMiB("/v2/users", [`authorization: Bearer ${app.key}`]), 1024, 6000);
     for (const sent of await Promise.all([slowHeaders, slowBody])) {
       sent.socket.destroy();
       expect(sent.status, sent.text.slice(0, 200)).toBe(408);
@@ -577,17 +575,9 @@ describe("connections are bounded", () => {
 });
 
 describe("a body over the limit gets a 413 the client can read", () => {
-  let t: TestApp;
-  let port: number;
-  let key: string;
+  const app = listening({}, "Oversize");
   const UPLOAD = "/v2/users/authentications/documents";
   const oversize = Buffer.alloc(15 * MiB, "a");
-  beforeAll(async () => {
-    t = await startTestApp("pglite", { REDIS_URL: "" });
-    port = await t.app.start(0, "127.0.0.1");
-    key = (await t.createClient("Oversize")).key;
-  });
-  afterAll(() => t?.stop());
 
   it("answers 413 to a declared length over the limit with Expect: 100-continue, before any 100 Continue", async () => {
     const head = [
@@ -595,16 +585,16 @@ describe("a body over the limit gets a 413 the client can read", () => {
       "host: gateway",
       "content-type: application/json",
       `content-length: ${oversize.length}`,
-      `authorization: Bearer ${key}`,
+      `authorization: Bearer ${app.key}`,
     ];
-    const sent = await rawRequest(port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 3000);
+    const sent = await rawRequest(app.port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 3000);
     sent.socket.destroy();
     expect(sent.text.slice(0, 40)).toMatch(/^HTTP\/1\.1 413/);
   });
 
   it("goes on with Expect: 100-continue within the limit", async () => {
-    const head = [`POST /v2/users HTTP/1.1`, "host: gateway", "content-type: application/json", "content-length: 2", `authorization: Bearer ${key}`];
-    const sent = await rawRequest(port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 1000);
+    const head = [`POST /v2/users HTTP/1.1`, "host: gateway", "content-type: application/json", "content-length: 2", `authorization: Bearer ${app.key}`];
+    const sent = await rawRequest(app.port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 1000);
     expect(sent.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     let rest = "";
     sent.socket.on("data", (d) => {
@@ -619,9 +609,9 @@ describe("a body over the limit gets a 413 the client can read", () => {
   it("answers each of several 15 MiB uploads sent whole by fetch with a 413 it reads, never a network error", async () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const answer = await fetch(`http://127.0.0.1:${port}${UPLOAD}`, {
+      const answer = await fetch(`http://127.0.0.1:${app.port}${UPLOAD}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
         body: oversize,
       }).then(
         async (res) => `${res.status} ${((await res.json()) as { code?: string }).code}`,
