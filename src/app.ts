@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import path from "node:path";
 import { validate } from "graphql";
 import type { Config } from "./config.js";
@@ -25,6 +25,8 @@ import { serveControlSocket } from "./cli/control-socket.js";
 import { attachWebSocket } from "./server/websocket.js";
 import { createLiveOperations } from "./server/live-operations.js";
 import { buildYoga } from "./server/yoga.js";
+import { createHttpServer } from "./server/http-server.js";
+import { bodyLimits } from "./server/plugins/use-body-limit.js";
 import { createLanes } from "./server/lanes.js";
 import { createValidatedDocuments } from "./server/plugins/use-validated-documents.js";
 import { createCompiledExecutor } from "./graphql/compiled.js";
@@ -215,7 +217,7 @@ export async function buildApp(config: Config, { work = config.jobs }: { work?: 
     startupRelay,
     fetch: (url: string, init: RequestInit = {}) => yoga.fetch(new URL(url, "http://gateway"), init),
     async start(port = config.port, host = config.host) {
-      server = createServer(handler);
+      server = createHttpServer(handler, config, bodyLimits(config.maxBodyBytes, table));
       closeWs = attachWebSocket(server, { yoga, services, rateLimiter, live, maxPayload: config.maxBodyBytes, maskError, trustProxy: config.trustProxy });
       await new Promise<void>((resolve) => server!.listen(port, host, resolve));
       if (config.metricsPort !== undefined) closeScrapes = await listenForScrapes(metrics, config.metricsPort, host);

@@ -23,6 +23,14 @@ export type Config = {
   graphiql: boolean;
   /** @default 1 MiB */
   maxBodyBytes: number;
+  /** open connections (HTTP and WebSocket) this instance holds; one more is closed at once (MAX_CONNECTIONS) @default 1024 */
+  maxConnections: number;
+  /** a request's headers must arrive within this (HEADERS_TIMEOUT_SECONDS) @default 10 */
+  headersTimeoutSeconds: number;
+  /** a request, body included, must arrive within this (REQUEST_TIMEOUT_SECONDS) @default 60 */
+  requestTimeoutSeconds: number;
+  /** an idle keep-alive connection is closed after this (KEEP_ALIVE_TIMEOUT_SECONDS) @default 5 */
+  keepAliveTimeoutSeconds: number;
   /** bytes the parsed query texts kept by yoga's parse cache may weigh, and the lanes' validated texts as much again (QUERY_CACHE_BYTES) @default 16 MiB */
   queryCacheBytes: number;
   /** requests per API key per minute; 0 turns the limit off @default 600 */
@@ -166,6 +174,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // an attempt still waiting for its answer must not be taken for a dead worker's and sent twice
   if (webhookJobExpireSeconds <= webhookTimeoutSeconds)
     throw new ConfigError(`WEBHOOK_JOB_EXPIRE_SECONDS (${webhookJobExpireSeconds}) must be greater than WEBHOOK_TIMEOUT_SECONDS (${webhookTimeoutSeconds})`);
+  const requestTimeoutSeconds = intVar(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600);
+  // node refuses a headers timeout longer than the whole request's
+  const headersTimeoutSeconds = intVar(env, "HEADERS_TIMEOUT_SECONDS", Math.min(10, requestTimeoutSeconds), 1, requestTimeoutSeconds);
   if (databaseUrl && !encryptionKey)
     throw new ConfigError("ENCRYPTION_KEY is required when DATABASE_URL is set (it cannot be generated for a shared database)");
   return {
@@ -182,6 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: env.GRAPHIQL ? env.GRAPHIQL !== "0" : !production,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1024 * 1024, 1024),
     queryCacheBytes: intVar(env, "QUERY_CACHE_BYTES", 16 * 1024 * 1024, 0),
+    maxConnections: intVar(env, "MAX_CONNECTIONS", 1024, 1),
+    headersTimeoutSeconds,
+    requestTimeoutSeconds,
+    keepAliveTimeoutSeconds: intVar(env, "KEEP_ALIVE_TIMEOUT_SECONDS", 5, 1, 3600),
     rateLimitPerMinute: intVar(env, "RATE_LIMIT_PER_MINUTE", 600, 0),
     maxSubscriptionsPerKey: intVar(env, "MAX_SUBSCRIPTIONS_PER_KEY", 50, 1),
     maxSubscriptionsPerSocket: intVar(env, "MAX_SUBSCRIPTIONS_PER_SOCKET", 20, 1),

@@ -138,6 +138,26 @@ describe("every answer is bounded in bytes", () => {
     expect(ms).toBeLessThan(2000);
   });
 
+  describe("GraphQL's own errors", () => {
+    const long = (i: number, c: string) => `f${i}${c.repeat(3000)}`;
+    it.each([
+      ["300 unknown fields with long names", { query: `{ ${Array.from({ length: 300 }, (_, i) => long(i, "x")).join(" ")} }` }],
+      [
+        "200 unknown input keys with long names",
+        {
+          query: "mutation ($i: CreateUserInput!) { createUser(input: $i) { id } }",
+          variables: { i: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [long(i, "y"), 1])) },
+        },
+      ],
+    ])("%s: at most MAX_LISTED_PROBLEMS errors, the first counting the rest, each message short", async (_what, body) => {
+      const res = await t.rest("POST", "/graphql", { key: keys.client, body });
+      expect(res.status).toBeLessThan(500);
+      expect(Buffer.byteLength(JSON.stringify(res.body))).toBeLessThan(MAX_ANSWER);
+      expect(res.body.errors).toHaveLength(MAX_LISTED_PROBLEMS);
+      expect(res.body.errors[0].extensions.errorsOmitted).toBeGreaterThan(20);
+    });
+  });
+
   describe("validateBeneficiary on /graphql", () => {
     const VALIDATE = "query ($input: ValidateBeneficiaryInput!) { validateBeneficiary(input: $input) { corridorId payout } }";
     const inputs: [string, Record<string, unknown>][] = [

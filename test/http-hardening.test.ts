@@ -5,6 +5,7 @@
  */
 import { once } from "node:events";
 import { request, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,7 +89,7 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
 
   const cases: [string, string, () => Record<string, string>, string][] = [
     [
-      "/graphql without a key, while GraphiQL is on (the introspection check reads it)",
+      "/graphql without a key, while GraphiQL is on (the introspection check reads a few KiB of it)",
       "/graphql",
       () => ({ "content-type": "application/json" }),
       '{"query":"{ __typename }","pad":"',
@@ -111,9 +112,11 @@ describe("bodies are counted as they arrive, on every path, before any plugin re
   it.each(cases)("answers 413 to 20 MiB sent chunked to %s, without holding it, and stays up", async (_, path, headers, prefix) => {
     const started = Date.now();
     const res = await streamPost(port, path, headers(), 20 * MiB, prefix);
-    expect(res.status).toBe(413);
-    expect(res.body.code ?? res.body.errors?.[0]?.extensions?.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(res.headers.connection).toBe("close");
+    const keyless = !headers().authorization;
+    // without a key, only a few KiB are read (GraphiQL's schema fetch): more is refused for want of one
+    expect(res.status).toBe(keyless ? 401 : 413);
+    expect(res.body.code ?? res.body.errors?.[0]?.extensions?.code).toBe(keyless ? "UNAUTHENTICATED" : "PAYLOAD_TOO_LARGE");
+    if (!keyless) expect(res.headers.connection).toBe("close");
     expect(res.sent).toBeLessThan(20 * MiB); // answered before the body was all sent
     expect(res.peak).toBeLessThan(10 * MiB);
     expect(Date.now() - started).toBeLessThan(15_000);
@@ -448,5 +451,174 @@ describe("idempotency keys", () => {
     });
     expect(await purgeExpiredIdempotencyKeys(t.db, now, 2)).toBe(3);
     expect((await t.db.idempotencyKey.findMany({ where: { clientId, key: { in: ["old-1", "old-2", "old-3", "live"] } } })).map((r) => r.key)).toEqual(["live"]);
+  });
+});
+
+/**
+ * One request over its own raw socket: `head` (request line and headers, with the blank line that
+ * ends them unless they are to stay unfinished), then `bodyBytes` of body; what the server wrote
+ * back until a whole final answer came, it closed, or `ms` passed. Nothing more of the body is
+ * sent: a server that waits for it answers nothing.
+ */
+async function rawRequest(port: number, head: string, bodyBytes: number, ms: number) {
+  const socket = connect(port, "127.0.0.1");
+  let text = "";
+  let closed = false;
+  let answered: () => void = () => {};
+  const whole = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  socket.on("data", (d) => {
+    text += d.toString("latin1");
+    if (finalAnswer(text)) answered();
+  });
+  socket.on("error", () => {});
+  const ended = new Promise<void>((resolve) =>
+    socket.on("close", () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  await once(socket, "connect");
+  socket.write(head);
+  if (bodyBytes) socket.write(Buffer.alloc(bodyBytes, "a"));
+  await Promise.race([ended, whole, new Promise((r) => setTimeout(r, ms))]);
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+  return { text, status, closed, socket };
+}
+
+/** A final (not 1xx) answer's head is in, and as much body as its Content-Length says. */
+function finalAnswer(text: string) {
+  const answer = text.replace(/^(HTTP\/1\.1 1\d\d[^\r]*\r\n\r\n)+/, "");
+  const end = answer.indexOf("\r\n\r\n");
+  const length = /^content-length:\s*(\d+)$/im.exec(answer.slice(0, end))?.[1];
+  return end >= 0 && /^HTTP\/1\.1 [2-5]/.test(answer) && answer.length - end - 4 >= Number(length ?? 0);
+}
+
+const declaredMiB = (path: string, headers: string[] = []) =>
+  `${[`POST ${path} HTTP/1.1`, "host: gateway", "content-type: application/json", `content-length: ${MiB}`, ...headers].join("\r\n")}\r\n\r\n`;
+
+/** An app on a loopback port for a describe block (stopped after it), and with `client` a key of a client so named. */
+function listening(env: Record<string, string>, client?: string) {
+  const app = { t: undefined as TestApp | undefined, port: 0, key: "" };
+  beforeAll(async () => {
+    app.t = await startTestApp("pglite", { REDIS_URL: "", ...env });
+    app.port = await app.t.app.start(0, "127.0.0.1");
+    if (client) app.key = (await app.t.createClient(client)).key;
+  });
+  afterAll(() => app.t?.stop());
+  return app;
+}
+
+describe("a request without a valid key is refused before its body is read", () => {
+  for (const graphiql of ["0", "1"]) {
+    describe(`GRAPHIQL=${graphiql}`, () => {
+      const app = listening({ GRAPHIQL: graphiql, UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: "0" });
+
+      it.each([
+        ["a REST write the lane takes", "/v2/users", []],
+        ["a REST write with an Idempotency-Key (yoga's)", "/v2/users", ["idempotency-key: k-1"]],
+        ["a GraphQL POST", "/graphql", []],
+        ["a GraphQL POST with a refused key", "/graphql", ["authorization: Bearer ogk_sandbox_guess"]],
+        ["a REST write with a refused key", "/v2/users", ["x-api-key: ogk_sandbox_guess"]],
+      ])("answers 401 to %s that declares 1 MiB and sends 64 KiB of it", async (_, path, headers) => {
+        const sent = await rawRequest(app.port, declaredMiB(path, headers), 64 * 1024, 3000);
+        sent.socket.destroy();
+        expect(sent.status, sent.text.slice(0, 300)).toBe(401);
+      });
+
+      if (graphiql === "1")
+        it("still answers GraphiQL's schema fetch without a key, a body within the few KiB allowed", async () => {
+          const introspection = await fetch(`http://127.0.0.1:${app.port}/graphql`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: "{ __schema { queryType { name } } }" }),
+          });
+          expect(introspection.status, await introspection.clone().text()).toBe(200);
+          const padded = await rawRequest(app.port, declaredMiB("/graphql").replace(`${MiB}`, String(65 * 1024)), 65 * 1024, 3000);
+          padded.socket.destroy();
+          expect(padded.status).toBe(401);
+        });
+    });
+  }
+});
+
+describe("connections are bounded", () => {
+  const app = listening({ MAX_CONNECTIONS: "8", REQUEST_TIMEOUT_SECONDS: "2", HEADERS_TIMEOUT_SECONDS: "1" }, "Connections");
+
+  it("closes a connection past MAX_CONNECTIONS at once, and serves again once they are gone", async () => {
+    const open = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = connect(app.port, "127.0.0.1").on("error", () => {});
+        await once(socket, "connect");
+        return socket;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const extra = await rawRequest(app.port, "GET /healthz HTTP/1.1\r\nhost: gateway\r\n\r\n", 0, 2000);
+    expect(extra.closed, "the connection past the cap is closed").toBe(true);
+    expect(extra.status).toBe(0);
+    for (const socket of open) socket.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await get(app.port, "/healthz")).status).toBe(200);
+  });
+
+  it("ends a request whose headers or body do not arrive in time with 408", async () => {
+    const slowHeaders = rawRequest(app.port, "GET /v2/users HTTP/1.1\r\nhost: gateway\r\nx-slow: 1", 0, 6000);
+    const slowBody = rawRequest(app.port, declaredMiB("/v2/users", [`authorization: Bearer ${app.key}`]), 1024, 6000);
+    for (const sent of await Promise.all([slowHeaders, slowBody])) {
+      sent.socket.destroy();
+      expect(sent.status, sent.text.slice(0, 200)).toBe(408);
+      expect(sent.text).toMatch(/\r\nconnection: close\r\n/i);
+    }
+  });
+});
+
+describe("a body over the limit gets a 413 the client can read", () => {
+  const app = listening({}, "Oversize");
+  const UPLOAD = "/v2/users/authentications/documents";
+  const oversize = Buffer.alloc(15 * MiB, "a");
+
+  it("answers 413 to a declared length over the limit with Expect: 100-continue, before any 100 Continue", async () => {
+    const head = [
+      `POST ${UPLOAD} HTTP/1.1`,
+      "host: gateway",
+      "content-type: application/json",
+      `content-length: ${oversize.length}`,
+      `authorization: Bearer ${app.key}`,
+    ];
+    const sent = await rawRequest(app.port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 3000);
+    sent.socket.destroy();
+    expect(sent.text.slice(0, 40)).toMatch(/^HTTP\/1\.1 413/);
+  });
+
+  it("goes on with Expect: 100-continue within the limit", async () => {
+    const head = [`POST /v2/users HTTP/1.1`, "host: gateway", "content-type: application/json", "content-length: 2", `authorization: Bearer ${app.key}`];
+    const sent = await rawRequest(app.port, `${[...head, "expect: 100-continue"].join("\r\n")}\r\n\r\n`, 0, 1000);
+    expect(sent.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    let rest = "";
+    sent.socket.on("data", (d) => {
+      rest += d.toString("latin1");
+    });
+    sent.socket.write("{}");
+    for (const until = Date.now() + 5000; !finalAnswer(rest) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    sent.socket.destroy();
+    expect(rest).toMatch(/^HTTP\/1\.1 4\d\d /);
+  });
+
+  it("answers each of several 15 MiB uploads sent whole by fetch with a 413 it reads, never a network error", async () => {
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const answer = await fetch(`http://127.0.0.1:${app.port}${UPLOAD}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+        body: oversize,
+      }).then(
+        async (res) => `${res.status} ${((await res.json()) as { code?: string }).code}`,
+        (error: Error) => `${error.message}: ${(error.cause as Error | undefined)?.message}`,
+      );
+      outcomes.push(answer);
+    }
+    expect(outcomes).toEqual(Array(8).fill("413 PAYLOAD_TOO_LARGE"));
   });
 });

@@ -6,6 +6,7 @@
  * And a claim whose holder died: its lease runs out, and a retry runs afresh when nothing had
  * committed, or answers from the writes that had (the process kills themselves: test/faults/idempotency-kill.test.ts).
  */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "./helpers/app.js";
 
@@ -60,12 +61,13 @@ describe.each(backends)("idempotency keys across the API keys of a client (%s)",
 
   it("a claim whose holder died before its write committed gives way: the retry runs afresh", async () => {
     const body = { first_name: "Never", last_name: "Committed", email: "never-committed@example.com" };
-    const made = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-before" } });
-    const { clientId, keyId, requestHash, expiresAt } = await rowOf("died-before");
-    // as the dead request left it: claimed, nothing recorded, the user not there
-    await t.db.idempotencyKey.delete({ where: { clientId_key: { clientId, key: "died-before" } } });
-    await t.db.idempotencyKey.create({ data: { clientId, keyId, key: "died-before", requestHash, expiresAt, ...orphan(), writes: [] } });
-    await t.db.user.deleteMany({ where: { id: made.body.user_id } });
+    // the key's row as the dead request left it: claimed, nothing recorded, no user made
+    await t.rest("POST", "/v2/webhooks", { key: owner, body: {}, headers: { "idempotency-key": "probe" } }); // a 400, stored: a row to copy
+    const { clientId, keyId, expiresAt } = await rowOf("probe");
+    const requestHash = createHash("sha256")
+      .update(`POST /v2/users\n${JSON.stringify(body)}`)
+      .digest("hex");
+    await t.db.idempotencyKey.create({ data: { clientId, keyId, key: "died-before", requestHash, expiresAt, ...orphan() } });
     const retried = await t.rest("POST", "/v2/users", { key: owner, body, headers: { "idempotency-key": "died-before" } });
     expect(retried.status).toBe(201);
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
@@ -83,6 +85,30 @@ describe.each(backends)("idempotency keys across the API keys of a client (%s)",
     expect([retried.status, retried.body.user_id, retried.headers.get("idempotent-replayed")]).toEqual([201, made.body.user_id, "true"]);
     expect(retried.body).toEqual(made.body);
     expect(await usersWith(body.email)).toEqual([made.body.user_id]);
+  });
+
+  it("a webhook endpoint made before the holder died is answered with its own secret, not a new one", async () => {
+    const headers = { "idempotency-key": "died-after-endpoint" };
+    const made = await t.rest("POST", "/v2/webhooks", { key: owner, body: endpoint, headers });
+    const { clientId } = await rowOf("died-after-endpoint");
+    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "died-after-endpoint" } }, data: orphan() });
+    const retried = await t.rest("POST", "/v2/webhooks", { key: owner, body: endpoint, headers });
+    expect([retried.status, retried.body.webhook_id, retried.body.secret]).toEqual([201, made.body.webhook_id, made.body.secret]);
+  });
+
+  it("an upstream check result posted before the holder died is recorded once", async () => {
+    const user = await t.rest("POST", "/v2/users", { key: owner, body: { first_name: "Up", last_name: "Stream", email: "upstream@example.com" } });
+    const [run] = (await t.rest("GET", `/v2/users/${user.body.user_id}/checks`, { key: owner })).body.data;
+    const headers = { "idempotency-key": "died-after-result" };
+    const result = { status: "CONSIDER", reasons: ["manual look"] };
+    const made = await t.rest("POST", `/v2/checks/${run.check_id}/result`, { key: ADMIN_KEY, body: result, headers });
+    expect(made.status).toBe(200);
+    const { clientId, writes } = await rowOf("died-after-result");
+    expect(writes).toHaveLength(1);
+    await t.db.idempotencyKey.update({ where: { clientId_key: { clientId, key: "died-after-result" } }, data: orphan() });
+    const retried = await t.rest("POST", `/v2/checks/${run.check_id}/result`, { key: ADMIN_KEY, body: result, headers });
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(retried.body).toEqual(made.body);
   });
 
   it("a request that deletes its own key's row (a sandbox reset) still commits", async () => {

@@ -21,3 +21,9 @@ export const writeRecordOf = (actor: object): WriteRecord | undefined => (actor 
 
 /** What extends a request context with its record. */
 export const carrying = (record: WriteRecord) => ({ [RECORD]: record });
+
+/** `actor` with the record `from` carries: a write made for a request under an actor of its own is recorded too. */
+export const keepingRecord = <A extends object>(from: object, actor: A): A => {
+  const record = writeRecordOf(from);
+  return record ? Object.assign(actor, carrying(record)) : actor;
+};

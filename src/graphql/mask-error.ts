@@ -20,7 +20,7 @@ export function createMaskError(logger: Logger) {
     if (original && !(original instanceof GraphQLError) && !error.extensions?.http) return internal(logger, original, error);
     // parse, validation and variable-coercion errors from graphql-js carry no code (or only a scalar's) and no field
     const fields = listedProblems(fieldsOf(error.message)).fields;
-    const message = clip(withoutValues(error.message), SHOWN.detail);
+    const message = shortened(withoutValues(error.message));
     if (error.extensions?.code && (error.extensions.fields || !fields.length) && error.message === message) return error;
     return new GraphQLError(message, {
       nodes: error.nodes,
@@ -62,6 +62,13 @@ function withoutValues(message: string) {
     .replace(/Value ".*?" does not exist in/gs, "The value does not exist in")
     .replace(/(Expected type "[^"]+")[^;]*/g, "$1");
 }
+
+/** A name graphql-js quotes (a field, an argument) is the caller's and can be as long as the body: cut, and the message too. */
+export const shortened = (message: string) =>
+  clip(
+    message.replace(/"([^"]{121,})"/g, (_, name: string) => `"${clip(name)}"`),
+    SHOWN.message,
+  );
 
 const AT_PATH = /^Variable "\$(\w+)" got (?:an )?invalid value .*? at "([\w.[\]]+)"/s;
 const VARIABLE = /^Variable "\$(\w+)"/;

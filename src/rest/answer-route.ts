@@ -2,8 +2,9 @@
  * THE answer of a REST call, whichever transport brought it: yoga's REST shim
  * (server/plugins/use-rest-shim.ts) or the lean GET lane (server/lanes.ts). Match the route table,
  * refuse what the route does not allow (404, 405, 410 for v1 when off, 403 before the input is read,
- * 406), find the object the path names (404 before any input is judged), turn path + query + body into variables, run the route's document with the transport's
- * executor, and shape the REST body or problem+json. The transports only adapt requests and replies.
+ * 406), turn path + query + body into variables, run the route's document with the transport's
+ * executor, and shape the REST body or problem+json; a refusal waits for the object the path names
+ * to be found (404 first). The transports only adapt requests and replies.
  */
 import { createHash } from "node:crypto";
 import type { ExecutionResult, GraphQLSchema } from "graphql";
@@ -81,10 +82,15 @@ export function createRouteAnswerer({ table, schema, maxBodyBytes, cache, legacy
       const reply = cacheKey ? (cache.get(cacheKey) ?? (await cache.fill(cacheKey, route.sharedCacheMs!, answer))) : await answer();
       return conditional(reply, call);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return problemReply({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, requestId);
+      return domainProblem(error, requestId);
     }
   };
+}
+
+/** A domain's refusal as problem+json; anything else is not the caller's to read (the transport answers it). */
+function domainProblem(error: unknown, requestId: string): Reply {
+  if (!(error instanceof DomainError)) throw error;
+  return problemReply({ code: error.code, detail: error.message, fields: error.fields, meta: error.meta }, requestId);
 }
 
 /** Every answer on a deprecated route names its successor, whichever step gave it (401, 429, a replay). */
@@ -99,14 +105,27 @@ export function legacyHeaders(table: CompiledRoute[], legacy: LegacyPolicy | und
 /** What answering a matched route needs besides the call. */
 type Steps = { known: ReadonlySet<string>; maxBodyBytes: number; services: Services };
 
-async function run(
-  { known, maxBodyBytes, services }: Steps,
+/**
+ * The route's answer, the object its path names deciding first (Route.lookup): a refusal (of the body,
+ * the query, or anything else the route judges) is given only once the object is found, so an unknown
+ * or another client's id is 404 whatever the request holds. Only a refusal looks the object up: an
+ * answer that succeeded has found it, and a valid request pays nothing for the rule.
+ */
+async function run(steps: Steps, route: CompiledRoute, params: Record<string, string>, call: RestCall, execute: Execute): Promise<Reply> {
+  const reply = await answerInput(steps, route, params, call, execute).catch((error: unknown) => domainProblem(error, call.requestId));
+  const { lookup } = route;
+  if (typeof lookup === "function" && call.principal && reply.status >= 400 && reply.status < 500 && reply.status !== 404)
+    await withRequestContext(steps.services, call.principal, call.requestId, (ctx) => lookup(ctx, params));
+  return reply;
+}
+
+async function answerInput(
+  { known, maxBodyBytes }: Steps,
   route: CompiledRoute,
   params: Record<string, string>,
   call: RestCall,
   execute: Execute,
 ): Promise<Reply> {
-  await lookUp(services, route, params, call);
   const query = readQueryInput(route.input, call.searchParams, !!route.list);
   const paging = route.list ? readPaging(call.searchParams) : null;
   const raw = await call.body(Math.max(maxBodyBytes, route.maxBodyBytes ?? 0));
@@ -137,17 +156,6 @@ async function run(
     headers.etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   }
   return { status: route.status ?? 200, headers, text };
-}
-
-/**
- * The object the path names, found for the caller before the query or body is judged (Route.lookup):
- * its NOT_FOUND is the answer whatever they hold. A GET without a query string has no input to
- * judge, and its operation finds the object first: it is not looked up twice.
- */
-async function lookUp(services: Services, route: CompiledRoute, params: Record<string, string>, call: RestCall) {
-  const { lookup } = route;
-  if (typeof lookup !== "function" || !call.principal || (route.method === "GET" && !call.search)) return;
-  await withRequestContext(services, call.principal, call.requestId, (ctx) => lookup(ctx, params));
 }
 
 /** A file: the bytes with their own content type, as an attachment the browser must not sniff. */

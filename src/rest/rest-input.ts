@@ -1,7 +1,7 @@
 /**
  * A REST request's inputs, read against the GraphQL types of the route's operation: body fields and
  * query parameters by their REST (snake_case) names, each checked for its JSON type, enum value or
- * scalar, every problem collected and named the REST way (`residential_address.postal_code`,
+ * scalar, the problems collected and named the REST way (`residential_address.postal_code`,
  * `destination_country_code[1]`). Unknown names are refused (camelCase spellings included), so
  * what reaches GraphQL always coerces and no GraphQL variable, type or enum name can reach a
  * REST caller. Walks follow the type, never the input, so depth is bounded by the schema; a list

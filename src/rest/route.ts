@@ -37,9 +37,10 @@ export type Route = {
   operation: DocumentNode;
   variables: (req: RestRequest) => Record<string, unknown>;
   /**
-   * What the path's parameters name. A lookup runs before the body or query is judged (answer-route.ts),
-   * so an unknown or another client's id is 404 whatever the rest of the request holds; `"filters"`:
-   * they only narrow a list. A route with a path parameter declares one, or the table refuses to start.
+   * What the path's parameters name. Whatever the route refuses (the body, the query) is answered only
+   * once the lookup finds the object (answer-route.ts), so an unknown or another client's id is 404
+   * whatever the rest of the request holds; `"filters"`: they only narrow a list. A route with a path
+   * parameter declares one, or the table refuses to start.
    */
   lookup?: PathLookup | "filters";
   /** the top-level field of `data` that is the response body */

@@ -14,8 +14,12 @@
  *
  * /graphql lane: a POST of JSON whose query text yoga has already validated once
  * (plugins/use-validated-documents.ts: armour and all) with a valid key; it is run from the
- * compiled cache (graphql/compiled.ts). The body is read first; whatever the lane then declines (an
- * unknown text, a refused key, `extensions`, odd variables) goes to yoga with the bytes read.
+ * compiled cache (graphql/compiled.ts). A refused key goes to yoga before the body is read; with a
+ * valid one the body is read, and whatever the lane then declines (an unknown text, `extensions`,
+ * odd variables) goes to yoga with the bytes read.
+ *
+ * Both lanes know the caller before they read a body: one without a valid key is refused (or left
+ * to yoga, which refuses it the same way) with its body unread.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ExecutionResult } from "graphql";
@@ -23,6 +27,7 @@ import { processRegularResult } from "graphql-yoga";
 import { withRequestContext, type Services } from "../context.js";
 import type { CompiledExecutor } from "../graphql/compiled.js";
 import type { Metrics } from "../lib/metrics.js";
+import type { Principal } from "../principal.js";
 import type { RouteAnswerer } from "../rest/answer-route.js";
 import { graphqlErrorReply, problemReply } from "../rest/problem.js";
 import { bodyOf } from "../rest/request-body.js";
@@ -32,7 +37,7 @@ import { identify } from "./plugins/use-authentication.js";
 import type { RateLimiter } from "./plugins/use-rate-limit.js";
 import { documentKey, type ValidatedDocuments } from "./plugins/use-validated-documents.js";
 import { recordRequest, requestIdFrom } from "./plugins/use-request-id.js";
-import { isGraphQLPath, nodeHeaders } from "./request-state.js";
+import { isGraphQLPath, nodeHeaders, type HeaderSource } from "./request-state.js";
 import { unexpectedProblem } from "./unexpected-error.js";
 import { peerOf } from "./peer.js";
 import { securityHeaders } from "./security-headers.js";
@@ -95,25 +100,19 @@ export function createLanes(deps: LaneDeps) {
 
   async function restLane(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, match: Match) {
     const method = req.method!;
-    // a write's body first, whole (within the limit: jsonBodyWithinLimit); one that never arrives ends the call
-    const bytes = method === "GET" ? null : await readAll(req);
     const started = performance.now();
     const headers = nodeHeaders(req);
     const requestId = requestIdFrom(headers.get("x-request-id"));
     const peer = peerOf(headers, req.socket, deps.trustProxy);
     let route: string | undefined;
-    let limitHeaders: Record<string, string> = {};
-    let reply: Reply;
-    try {
-      const who = await identify(services.auth, headers);
-      const limited = "principal" in who ? await rateLimiter(who.principal) : null;
-      if (!("principal" in who)) {
-        const refusal = await rateLimiter.refused(peer.address, who);
-        reply = problemReply(refusal.problem, requestId, refusal.headers);
-      } else if (limited?.refusal) reply = problemReply(limited.refusal.problem, requestId, limited.refusal.headers);
-      else {
-        limitHeaders = limited?.headers ?? {};
-        const principal = who.principal;
+    // the key and its budget before the body: a refused caller's body is never read, let alone held
+    const admitted = await admit(headers, peer.address, requestId);
+    let reply = "reply" in admitted ? admitted.reply : null;
+    // a write's body, whole (within the limit: jsonBodyWithinLimit); one that never arrives ends the call
+    const bytes = reply || method === "GET" ? null : await readAll(req);
+    if ("principal" in admitted) {
+      const { principal } = admitted;
+      try {
         reply = await answerRoute(
           {
             method,
@@ -135,13 +134,34 @@ export function createLanes(deps: LaneDeps) {
               compiled.execute(r.operation, variables, ctx, { exactErrors: true, keepDomainErrors: true }),
             ),
         );
+      } catch (error) {
+        const refusal = unexpectedProblem(services.logger, requestId, error);
+        reply = problemReply(refusal.problem, requestId, refusal.headers);
       }
+    }
+    write(res, reply!, { ...admitted.limitHeaders, "x-request-id": requestId }, peer.tls);
+    recordRequest(log, { method, pathname, route, status: reply!.status, started, requestId });
+  }
+
+  /** The caller's principal and its budget's headers, or the reply that refuses it (401, 429, 503), from the headers alone. */
+  async function admit(
+    headers: HeaderSource,
+    address: string | null,
+    requestId: string,
+  ): Promise<{ principal: Principal; limitHeaders: Record<string, string> } | { reply: Reply; limitHeaders?: undefined }> {
+    try {
+      const who = await identify(services.auth, headers);
+      if (!("principal" in who)) {
+        const refusal = await rateLimiter.refused(address, who);
+        return { reply: problemReply(refusal.problem, requestId, refusal.headers) };
+      }
+      const limited = await rateLimiter(who.principal);
+      if (limited.refusal) return { reply: problemReply(limited.refusal.problem, requestId, limited.refusal.headers) };
+      return { principal: who.principal, limitHeaders: limited.headers ?? {} };
     } catch (error) {
       const refusal = unexpectedProblem(services.logger, requestId, error);
-      reply = problemReply(refusal.problem, requestId, refusal.headers);
+      return { reply: problemReply(refusal.problem, requestId, refusal.headers) };
     }
-    write(res, reply, { ...limitHeaders, "x-request-id": requestId }, peer.tls);
-    recordRequest(log, { method, pathname, route, status: reply.status, started, requestId });
   }
 
   const isLaneQuery = (req: IncomingMessage, pathname: string) => {
@@ -152,6 +172,10 @@ export function createLanes(deps: LaneDeps) {
   /** false: declined, and `req.body` holds the bytes read for yoga */
   async function graphqlLane(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const started = performance.now();
+    const headers = nodeHeaders(req);
+    // a refused key, none, an outage: yoga says it, before reading the body (or only a small one: GraphiQL's introspection)
+    const who = await identify(services.auth, headers).catch(() => null);
+    if (!who || !("principal" in who)) return false;
     const bytes = await readAll(req);
     (req as IncomingMessage & { body?: Buffer }).body = bytes; // whatwg-node's adapter takes a body read already
     let params: { query?: unknown; variables?: unknown; operationName?: unknown; extensions?: unknown };
@@ -165,10 +189,7 @@ export function createLanes(deps: LaneDeps) {
     if (variables !== null && (typeof variables !== "object" || Array.isArray(variables))) return false;
     const document = deps.validated.get(documentKey(query, operationName));
     if (!document || !compiled.accepts(document, (variables ?? {}) as Record<string, unknown>)) return false;
-    const headers = nodeHeaders(req);
     const requestId = requestIdFrom(headers.get("x-request-id"));
-    const who = await identify(services.auth, headers).catch(() => null);
-    if (!who || !("principal" in who)) return false; // a refused key, an outage: yoga says it
     const principal = who.principal;
     let reply: Reply;
     let limitHeaders: Record<string, string> = {};

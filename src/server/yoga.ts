@@ -13,7 +13,7 @@ import type { LegacyPolicy } from "../rest/deprecation.js";
 import { useConsole } from "./console.js";
 import { useApiDocs } from "./plugins/use-api-docs.js";
 import { useAuthentication } from "./plugins/use-authentication.js";
-import { useBodyLimit } from "./plugins/use-body-limit.js";
+import { bodyLimits, useBodyLimit } from "./plugins/use-body-limit.js";
 import { useContractErrorCodes } from "./plugins/use-contract-error-codes.js";
 import { useGraphiQLPage } from "./plugins/use-graphiql-page.js";
 import { useGraphQLContentType } from "./plugins/use-graphql-content-type.js";
@@ -92,7 +92,7 @@ export function buildYoga({
     // every answer, the early ones too (probes, preflights, refusals), carries them
     useSecurityHeaders(config.trustProxy),
     // before any plugin can read a body: each reader after it gets at most the limit
-    useBodyLimit(config.maxBodyBytes, table),
+    useBodyLimit(config.maxBodyBytes, bodyLimits(config.maxBodyBytes, table)),
     // probes and the API description answer before authentication: load balancers hold no key
     useProbes({ checks: readiness, metrics, scrape: { auth: services.auth, open: config.metricsPublic, ownPort: config.metricsPort !== undefined } }),
     usePublicDocument("/openapi.json", openApi),

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR_ONLY, REVIEW_SCOPE } from "../../src/principal.js";
 import { schema } from "../../src/graphql/schema.js";
 import { toSnake } from "../../src/lib/case.js";
+import { MAX_LISTED_PROBLEMS } from "../../src/lib/errors.js";
 import { compileRoutes, type CompiledRoute } from "../../src/rest/routes.js";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -119,6 +120,9 @@ function bodyFor(route: CompiledRoute): fc.Arbitrary<{ body?: string; contentTyp
           '{"a":1,}',
           "\u0000",
           "x".repeat(MAX_BODY + 10),
+          // within the limit, built to inflate the answer: unknown keys by the ten thousand, one key as long as the body
+          JSON.stringify(Object.fromEntries(Array.from({ length: 15_000 }, (_, i) => [`k${i}`, [0]]))),
+          JSON.stringify({ ["k".repeat(MAX_BODY - 100)]: 1 }),
         )
         .map((body) => ({ body, contentType: "application/json" })),
     },
@@ -345,7 +349,11 @@ describe.each(
         const { res, text } = await send(req, req.as);
         if (res.status >= 400 && res.status !== 304) {
           expect(res.headers.get("content-type"), text).toBe("application/problem+json");
-          expect(JSON.parse(text).status).toBe(res.status);
+          const problem = JSON.parse(text);
+          expect(problem.status).toBe(res.status);
+          // every answer is small: problems past the cap are counted, not listed
+          expect(text.length, text.slice(0, 300)).toBeLessThan(16 * 1024);
+          expect(problem.errors?.length ?? 0).toBeLessThanOrEqual(MAX_LISTED_PROBLEMS);
         }
       }),
       { numRuns: runs, seed, verbose: 1 },

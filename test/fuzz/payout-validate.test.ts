@@ -5,12 +5,16 @@
  * changed). The route-table fuzz (hostile-input.test.ts) rarely gets past "no such corridor"; these
  * bodies reach the format checks. Properties: never a 5xx; an error is problem+json whose `status`
  * is the HTTP status; a 422 names each problem by a field path and one of the dry run's categories;
- * a 200 is the payout of the corridor asked; no account number comes back in an error; and GraphQL's
+ * a 200 is the payout of the corridor asked; no account number comes back in an error; an answer
+ * stays small, listing at most MAX_LISTED_PROBLEMS problems and counting the rest (some mutations
+ * add dozens of stray keys or a documents list past its bound to reach the caps); and GraphQL's
  * `validateBeneficiary` agrees with REST on every body. Replay: `FUZZ_SEED=… npx vitest run test/fuzz`.
  */
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_PAYOUT_DOCUMENTS } from "../../src/domains/remittance/requirements/beneficiary.validate.js";
+import { MAX_LISTED_PROBLEMS } from "../../src/lib/errors.js";
 import { fromRoot } from "../../src/lib/paths.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -69,6 +73,20 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     (id): Mutation =>
       (body) => ({ ...body, corridor_id: id }),
   ),
+  // past the caps: stray keys by the dozen in a party or at the top, a documents list past its bound
+  fc.tuple(fc.constantFrom("sender" as const, "beneficiary" as const, null), fc.integer({ min: 10, max: 60 }), hostile).map(([party, count, value]) => {
+    const stray = Object.fromEntries(Array.from({ length: count }, (_, i) => [`stray_${i}`, value]));
+    return party ? inParty(party, (fields) => ({ ...fields, ...stray })) : (body: Body) => ({ ...body, ...stray });
+  }),
+  fc
+    .tuple(
+      fc.integer({ min: MAX_PAYOUT_DOCUMENTS - 2, max: MAX_PAYOUT_DOCUMENTS + 2000 }),
+      fc.constantFrom<unknown>(0, null, "x", {}, { requirement: "sender_identity", stray: 1 }),
+    )
+    .map(
+      ([count, item]): Mutation =>
+        (body) => ({ ...body, documents: new Array(count).fill(item) }),
+    ),
   fc.constantFrom("amount", "payout_method", "purpose_of_remittance", "sender", "beneficiary").map(
     (key): Mutation =>
       (body) => {
@@ -110,11 +128,16 @@ describe("payout dry run under generated payouts", () => {
       fc.asyncProperty(payout, async (body) => {
         const rest = await t.rest("POST", VALIDATE, { key, body });
         expect(rest.status).toBeLessThan(500);
+        expect(JSON.stringify(rest.body).length).toBeLessThan(16 * 1024);
         if (rest.status === 200) expect(rest.body.payout.corridor_id).toBe(body.corridor_id);
         else {
           expect(rest.headers.get("content-type")).toContain("application/problem+json");
           expect(rest.body.status).toBe(rest.status);
           for (const secret of secretsOf(body)) expect(JSON.stringify(rest.body)).not.toContain(secret);
+        }
+        if (rest.status >= 400) {
+          expect(rest.body.errors?.length ?? 0).toBeLessThanOrEqual(MAX_LISTED_PROBLEMS);
+          if (rest.body.errors_omitted !== undefined) expect(rest.body.errors).toHaveLength(MAX_LISTED_PROBLEMS);
         }
         if (rest.body.code === "BENEFICIARY_INVALID") {
           expect(rest.status).toBe(422);
@@ -128,7 +151,10 @@ describe("payout dry run under generated payouts", () => {
         });
         expect(gql.status).toBeLessThan(500);
         if (rest.status === 200) expect(gql.data?.validateBeneficiary?.payout).toEqual(rest.body.payout);
-        else expect(gql.errors?.[0]?.extensions.code).toBe(rest.body.code);
+        else {
+          expect(gql.errors?.[0]?.extensions.code).toBe(rest.body.code);
+          if (rest.body.code === "BENEFICIARY_INVALID") expect(gql.errors?.[0]?.extensions.errorsOmitted).toBe(rest.body.errors_omitted);
+        }
       }),
       { numRuns: runs, seed, endOnFailure: true },
     );

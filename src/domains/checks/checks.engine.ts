@@ -9,6 +9,7 @@ import type { CheckDecider, CheckTrigger, CheckType } from "../../../generated/p
 import { OPERATOR, type Actor } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
+import { keepingRecord } from "../../db/write-record.js";
 import type { Effects, Write, WriteDeps } from "../events/events.write.js";
 import type { Jobs } from "../../jobs/jobs.engine.js";
 import type { Logger } from "../../lib/logger.js";
@@ -362,7 +363,9 @@ async function completeRuns(deps: WriteDeps, completions: Completion[], options:
           deps.db,
           completions.map((c) => c.clientId),
         ));
-  return deps.transact({ principal: options.principal ?? OPERATOR, requestId: options.requestId, clocks }, async (write) => {
+  // deps is the request's context when a request completes a run: its Idempotency-Key's record goes along
+  const actor = keepingRecord(deps, { principal: options.principal ?? OPERATOR, requestId: options.requestId, clocks });
+  return deps.transact(actor, async (write) => {
     const outcomes = completions.map(({ checkId, clientId, outcome: { status, ...result } }) => ({
       id: checkId,
       status,

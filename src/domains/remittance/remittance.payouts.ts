@@ -52,7 +52,8 @@ export type ValidateInput = { corridorId: string; payout: Record<string, unknown
 
 /**
  * POST …/beneficiaries/validate: the payout checked against the requirements in effect; the
- * normalised payout, or BENEFICIARY_INVALID (422) naming every error by path and category.
+ * normalised payout, or BENEFICIARY_INVALID (422) naming its errors by path and category (the first
+ * MAX_LISTED_PROBLEMS; `errorsOmitted` counts the rest).
  */
 export async function validateBeneficiary(ctx: RequestContext, { corridorId, payout }: ValidateInput) {
   if (!corridorId) throw invalid([{ field: "corridorId", code: "required", message: "corridor_id is required." }]);

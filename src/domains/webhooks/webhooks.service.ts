@@ -50,15 +50,15 @@ export async function createEndpoint(ctx: RequestContext, input: CreateEndpointI
   const eventTypes = checkEventTypes(input.eventTypes);
   const url = await checkUrl(ctx, input.url);
   const secret = newSecret();
-  const endpoint = await ctx.transact(ctx, async ({ tx, audit, now }) => {
+  return ctx.transact(ctx, async ({ tx, audit, now }) => {
     const row = await tx.webhookEndpoint.create({
       ...query,
       data: { clientId, url, eventTypes, secretEncrypted: ctx.cipher.encrypt(secret), ...stamps(now()) },
     });
     audit({ action: "webhook_endpoint.created", targetType: "webhook_endpoint", targetId: row.id, changedFields: ["url", "eventTypes", "secret"] });
-    return row;
+    // the secret is part of the write's value: a retry answered from the write's record shows this one
+    return Object.assign(row, { secret });
   });
-  return Object.assign(endpoint, { secret });
 }
 
 export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointInput, query?: Selection) {
@@ -86,7 +86,7 @@ export async function updateEndpoint(ctx: RequestContext, input: UpdateEndpointI
 export async function rotateSecret(ctx: RequestContext, id: string, query?: Selection) {
   const current = await getEndpoint(ctx, id, { select: { id: true, secretEncrypted: true } });
   const secret = newSecret();
-  const endpoint = await ctx.transact(ctx, async ({ tx, audit }) => {
+  return ctx.transact(ctx, async ({ tx, audit }) => {
     const row = await tx.webhookEndpoint.update({
       ...query,
       where: { id },
@@ -98,9 +98,8 @@ export async function rotateSecret(ctx: RequestContext, id: string, query?: Sele
       },
     });
     audit({ action: "webhook_endpoint.secret_rotated", targetType: "webhook_endpoint", targetId: id, changedFields: ["secret"] });
-    return row;
+    return Object.assign(row, { secret });
   });
-  return Object.assign(endpoint, { secret });
 }
 
 /** Deletes the endpoint and its attempts; answers with the endpoint as it was. */

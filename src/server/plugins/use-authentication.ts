@@ -3,7 +3,9 @@
  * Every API path needs a key; probes, /openapi.json and the GraphiQL page do not. While GraphiQL is
  * on (development), an operation that only introspects needs no key either: the schema is public
  * in the repository's schema.graphql anyway, and GraphiQL's first screen then loads its docs and
- * completion before the user has pasted a key. In production (GraphiQL off) introspection is off.
+ * completion before the user has pasted a key; such a request's body is read only up to a few KiB
+ * (KEYLESS_BODY_BYTES), any other request without a valid key is refused with its body unread. In
+ * production (GraphiQL off) introspection is off.
  */
 import { Kind, parse, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
@@ -11,9 +13,8 @@ import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
 import type { Principal } from "../../principal.js";
 import type { Authenticator } from "../../domains/clients/clients.service.js";
 import { errorResponse, type Refusal } from "../../rest/problem.js";
-import { isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";
+import { carryState, isGraphQLPath, stateOf, type HeaderSource } from "../request-state.js";
 import { peerOf, socketOf } from "../peer.js";
-import { bodyText } from "./use-body-limit.js";
 import type { RateLimiter } from "./use-rate-limit.js";
 
 const PUBLIC = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json"]);
@@ -64,7 +65,7 @@ export async function identify(auth: Authenticator, headers: HeaderSource): Prom
 
 export function useAuthentication({ auth, limiter, trustProxy, publicIntrospection = false }: AuthenticationOptions): Plugin {
   return {
-    async onRequest({ request, url, serverContext, endResponse }) {
+    async onRequest({ request, url, serverContext, fetchAPI, setRequest, endResponse }) {
       if (PUBLIC.has(url.pathname)) return;
       const graphql = isGraphQLPath(url.pathname);
       const who = await identify(auth, request.headers);
@@ -74,15 +75,54 @@ export function useAuthentication({ auth, limiter, trustProxy, publicIntrospecti
       }
       // also with GraphiQL's placeholder key in the headers pane: the schema is the same for everyone
       if (who.problem.code === "UNAUTHENTICATED" && graphql && publicIntrospection) {
-        // a body that never arrives whole (the caller hung up) asks for nothing
-        const body = request.method === "POST" ? await bodyText(request).catch(() => "") : "";
-        if (typeof body !== "string") return endResponse(body);
-        if (isIntrospectionOnly(operationParams(request, url, body))) return;
+        const body = request.method === "POST" ? await smallBody(request, KEYLESS_BODY_BYTES) : "";
+        if (body !== null && isIntrospectionOnly(operationParams(request, url, body))) {
+          // the body was read here: yoga's parser gets it as text
+          if (request.method === "POST") setRequest(withBody(request, body, fetchAPI));
+          return;
+        }
       }
       const refusal = await limiter.refused(peerOf(request.headers, socketOf(serverContext), trustProxy).address, who);
       endResponse(errorResponse(request, refusal.problem, stateOf(request).requestId, refusal.headers));
     },
   };
+}
+
+/** The body a request without a key may send while GraphiQL is on: its schema fetch is a few KiB. */
+const KEYLESS_BODY_BYTES = 64 * 1024;
+
+/**
+ * The body's text if it is at most `max` bytes, else null: a larger declared length is not read at
+ * all, and a body without one is read no further than `max`. null too for a body that never arrives
+ * whole (the caller hung up). The request's body is used up: `withBody` makes one that carries it.
+ */
+async function smallBody(request: Request, max: number): Promise<string | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !(Number(declared) <= max)) return null;
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      size += part.value.byteLength;
+      if (size > max) {
+        reader.cancel().catch(() => {});
+        return null;
+      }
+      chunks.push(part.value);
+    }
+  } catch {
+    return null;
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The request again, with `body` (read from it already) as its body and the same state. */
+function withBody(request: Request, body: string, fetchAPI: { Request: typeof Request }) {
+  const next = new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body });
+  carryState(request, next);
+  return next;
 }
 
 const INTROSPECTION_FIELDS = new Set(["__schema", "__type", "__typename"]);
