@@ -207,7 +207,7 @@ const steps = [
   person.map((p) => new RotateKey(p)),
 ];
 /** The name a user signs up with: a strong match half the time, since most of what four eyes guard starts there. */
-const firstPersona = fc.constantFrom(0, 2, 0, 2, 1, 3, 4, 5);
+const firstPersona = fc.constantFrom<number>(0, 2, 0, 2, 1, 3, 4, 5);
 
 /**
  * A client with two reviewers and a verified user of the persona's name: what every sequence starts
@@ -235,6 +235,18 @@ async function newWorld(persona: number, twin: boolean): Promise<World> {
   return world;
 }
 
+/**
+ * The sequences an audit overturned four eyes with, run first whatever the random ones find: a
+ * weaker run's hit added before a lone CLEAR of a strong one; a newer strong finding before a stale
+ * approval (rejected and approved meanwhile, or not); one person deciding and approving as two.
+ */
+const AUDITED: [number, boolean, Step[]][] = [
+  [0, false, [new Rename(3), new Decide(0, 0, "CLEAR"), new Rename(0)]],
+  [0, false, [new Decide(0, 0, "CLEAR"), new Rename(2), new Decide(0, 0, "REJECT"), new Approve(1, 0), new Approve(1, 0)]],
+  [0, false, [new Decide(0, 0, "CLEAR"), new Rename(2), new Approve(1, 0)]],
+  [0, true, [new Decide(0, 0, "REJECT"), new Approve(0, 1)]],
+];
+
 describe("four eyes, as properties of random sequences", () => {
   beforeAll(async () => {
     t = await startTestApp("pglite");
@@ -249,7 +261,7 @@ describe("four eyes, as properties of random sequences", () => {
         const world = await newWorld(persona, twin);
         await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
       }),
-      { numRuns: Number(process.env.FOUR_EYES_RUNS ?? 40), endOnFailure: true },
+      { numRuns: Number(process.env.FOUR_EYES_RUNS ?? 40), endOnFailure: true, examples: AUDITED },
     );
   }, 600_000);
 });
