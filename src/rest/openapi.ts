@@ -134,7 +134,9 @@ function headerParameters(route: CompiledRoute) {
     ...(conditional(route) && route.method === "GET" ? [header("If-None-Match", "An ETag of an earlier answer: 304 without a body while it is current")] : []),
     ...(takesIfMatch(route) ? [header("If-Match", "The ETag of the version read: 412 PRECONDITION_FAILED if the object changed since")] : []),
     ...(route.input.body?.takesUserId ? [header("X-Auth-User-ID", "The user the call is about, instead of user_id in the body")] : []),
-    ...(route.method === "POST" ? [header("Idempotency-Key", "Replays the first answer for 24 h to a retry from the same API key with the same key and body")] : []),
+    ...(route.method === "POST"
+      ? [header("Idempotency-Key", "Replays the first answer for 24 h to a retry from the same API key with the same key and body")]
+      : []),
   ];
 }
 
