@@ -15,6 +15,8 @@ const config: KnipConfig = {
     "src/db/migrate-child.ts",
     // run by test/helpers/global-setup.ts by path, never imported
     "test/helpers/migrated-image.ts",
+    // loaded into a fault test's server process by NODE_OPTIONS=--import, never imported
+    "test/faults/helpers/kill-on-sql.mjs",
     // run by hand (`npx tsx …`, its README)
     "src/domains/checks/screening/testset/build-testset.ts",
     "bench/*.{ts,mjs}",
