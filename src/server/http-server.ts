@@ -12,6 +12,7 @@
  *   before the answer it was sent.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Config } from "../config.js";
 import type { BodyLimitOf } from "./plugins/use-body-limit.js";
 
@@ -24,6 +25,8 @@ type Limits = Pick<Config, "maxConnections" | "headersTimeoutSeconds" | "request
 export function createHttpServer(handler: Handler, limits: Limits, bodyLimitOf: BodyLimitOf) {
   const served: Handler = (req, res) => {
     res.once("finish", () => linger(req));
+    // a request that says `connection: close` is closed by node once answered: that close lingers too
+    if (req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined) req.socket.destroySoon = lingeringClose;
     return handler(req, res);
   };
   const server = createServer(
@@ -53,6 +56,15 @@ function linger(req: IncomingMessage) {
   const done = () => clearTimeout(timer);
   req.once("end", done);
   req.socket.once("close", done);
+}
+
+/** node's close after an answer (`destroySoon`), lingering: the client's last bytes are read and dropped, not reset. */
+function lingeringClose(this: Socket) {
+  this.end();
+  const timer = setTimeout(() => this.destroy(), LINGER_MS).unref();
+  // the client is done sending (half-open sockets wait for it): nothing is left to reset
+  this.once("end", () => this.destroy());
+  this.once("close", () => clearTimeout(timer));
 }
 
 const pathOf = (url = "") => {
