@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "./helpers/app.js";
+import { eventually } from "./helpers/eventually.js";
 
 describe.each(backends)("idempotency keys across the API keys of a client (%s)", (backend) => {
   let t: TestApp;
@@ -109,6 +110,40 @@ describe.each(backends)("idempotency keys across the API keys of a client (%s)",
     const retried = await t.rest("POST", `/v2/checks/${run.check_id}/result`, { key: ADMIN_KEY, body: result, headers });
     expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
     expect(retried.body).toEqual(made.body);
+  });
+
+  // PostgreSQL only: the test holds a lock while the request waits on it (PGlite has one connection)
+  it.runIf(backend === "postgres")("an attempt whose key was taken over meanwhile cannot commit its write", async () => {
+    const body = { first_name: "Over", last_name: "Taken", email: "overtaken@example.com" };
+    const headers = { "idempotency-key": "taken-over" };
+    let release = () => {};
+    const locked = new Promise<void>((resolve) => {
+      void t.db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe("lock table users in share mode");
+          resolve();
+          await new Promise<void>((done) => {
+            release = done;
+          });
+        },
+        { timeout: 30_000 },
+      );
+    });
+    await locked;
+    const slow = t.rest("POST", "/v2/users", { key: owner, body, headers });
+    // the request has claimed its key and waits on the lock: a retry takes the key over, as after a lapsed lease
+    const row = await eventually(
+      () => t.db.idempotencyKey.findMany({ where: { key: "taken-over" } }),
+      (rows) => rows.length === 1,
+    );
+    await t.db.idempotencyKey.update({
+      where: { clientId_key: { clientId: row[0]!.clientId, key: "taken-over" } },
+      data: { holder: "00000000-0000-4000-8000-0000000000aa" },
+    });
+    release();
+    const answer = await slow;
+    expect([answer.status, answer.body.code]).toEqual([409, "IDEMPOTENCY_KEY_IN_USE"]);
+    expect(await usersWith(body.email)).toEqual([]);
   });
 
   it("a request that deletes its own key's row (a sandbox reset) still commits", async () => {
