@@ -37,7 +37,7 @@ export function jsonBytesWithin(value: unknown, limit: number): number {
 }
 
 /** A value of at most `limit` bytes as JSON, judged before its shape is. */
-export const withinBytes = (limit: number) =>
+const withinBytes = (limit: number) =>
   z.unknown().superRefine((value, ctx) => {
     if (jsonBytesWithin(value, limit) > limit)
       ctx.addIssue({ code: "custom", message: `must be at most ${limit} bytes as JSON`, params: { code: "too_large" } });
@@ -71,7 +71,7 @@ const codeOf = (issue: z.core.$ZodIssue) =>
     : "invalid";
 
 /** Problems reported of one value at most; the rest are counted. */
-export const MAX_REPORTED = 10;
+const MAX_REPORTED = 10;
 
 /**
  * A zod error as the caller's field errors, each named by its dotted path under `field`

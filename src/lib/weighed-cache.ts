@@ -16,8 +16,6 @@ export type WeighedCacheOptions<V> = {
   weigh: (key: string, value: V) => number;
 };
 
-export type WeighedCache<V> = ReturnType<typeof createWeighedCache<V>>;
-
 export function createWeighedCache<V>({ maxBytes, maxEntryBytes = maxBytes / 16, maxEntries = Infinity, weigh }: WeighedCacheOptions<V>) {
   const entries = new Map<string, { value: V; bytes: number }>();
   let total = 0;

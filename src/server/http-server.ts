@@ -17,7 +17,7 @@ import type { Config } from "../config.js";
 import type { BodyLimitOf } from "./plugins/use-body-limit.js";
 
 /** How long an answered request's unread body is read and dropped before its socket is closed. */
-export const LINGER_MS = 10_000;
+const LINGER_MS = 10_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 type Limits = Pick<Config, "maxConnections" | "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds">;

@@ -36,7 +36,6 @@ const explanation = z.object({
   nationality: z.object({ given: text(40).nullable(), listed: texts(20, 40), verdict: verdict(["match", "conflict", "unknown"]) }),
   alias: z.object({ matched: text(300), primary: z.boolean(), weak: z.boolean() }),
 });
-export type StoredExplanation = z.output<typeof explanation>;
 
 /** One match as a posted result may give it: the entry, its names, the score and why; `details` for a provider's own fields. */
 const postedMatch = z.strictObject({
