@@ -80,7 +80,9 @@ describe("every answer is bounded in bytes", () => {
     t = await startTestApp("pglite", { RATE_LIMIT_PER_MINUTE: "0", OPERATOR_RATE_LIMIT_PER_MINUTE: "0", JOBS: "0", LOG_LEVEL: "silent" });
     const client = await t.createClient("Bounds", [...CLIENT_SCOPES]);
     keys.client = client.key;
-    keys.reviewer = (await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Bounds" } })).body.api_key;
+    keys.reviewer = (
+      await t.rest("POST", `/admin/clients/${client.clientId}/reviewers`, { key: ADMIN_KEY, body: { name: "Bounds", email: "bounds@example.com" } })
+    ).body.api_key;
     const user = await t.rest("POST", "/v2/users", { key: client.key, body: { first_name: "Bound", last_name: "Ed", email: "bound@example.com" } });
     const check = await t.rest("POST", `/v2/users/${user.body.user_id}/checks`, { key: client.key, body: { type: "KYC" } });
     Object.assign(ids, { client_id: client.clientId, user_id: user.body.user_id, check_id: check.body.check_id ?? check.body.id });
