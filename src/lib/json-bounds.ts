@@ -70,24 +70,20 @@ const codeOf = (issue: z.core.$ZodIssue) =>
         : "too_short"
     : "invalid";
 
-/** Problems reported of one value at most; the rest are counted. */
-const MAX_REPORTED = 10;
-
 /**
  * A zod error as the caller's field errors, each named by its dotted path under `field`
- * (`matches.3.entryNames`): at most MAX_REPORTED, then one that counts the others.
+ * (`matches.3.entryNames`). The list is as long as the value's problems (a value is judged by its size
+ * first, so that is bounded); the answer lists the first of them and counts the rest, as every
+ * problem list does (lib/errors.ts).
  */
 export function fieldErrorsOf(error: z.ZodError, field: string): FieldError[] {
-  const all = error.issues.flatMap((issue): FieldError[] => {
+  return error.issues.flatMap((issue): FieldError[] => {
     const at = (key?: string | number) => [field, ...issue.path, ...(key === undefined ? [] : [key])].map(String).join(".");
     if (issue.code === "unrecognized_keys")
-      return issue.keys.slice(0, 3).map((key) => ({ field: at(key), code: "unknown_field", message: `${at(key)} is not a field it takes.` }));
+      return issue.keys.map((key) => ({ field: at(key), code: "unknown_field", message: `${at(key)} is not a field it takes.` }));
     const code = (issue as { params?: { code?: string } }).params?.code ?? codeOf(issue);
     return [{ field: at(), code, message: `${at()}: ${issue.message}` }];
   });
-  if (all.length <= MAX_REPORTED) return all;
-  const omitted = all.length - MAX_REPORTED + 1;
-  return [...all.slice(0, MAX_REPORTED - 1), { field, code: "invalid", message: `${field}: ${omitted} more problems, not listed.` }];
 }
 
 /** What a read shows in place of a stored value it cannot show: too large, or not of the shape the read takes. */

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { invalid, MAX_LISTED_PROBLEMS } from "../../lib/errors.js";
 import { jsonBytesWithin } from "../../lib/json-bounds.js";
 import { MATCH_LIMITS, postedMatchesErrors, readMatch, readMatches, readResult, storedMatches } from "./checks.matches.js";
 import { sandboxListMatch } from "./screening/sandbox-list.js";
@@ -34,7 +35,11 @@ describe("posted matches on arrival", () => {
     const large = { entryId: "X", reasons: Array(50).fill("r".repeat(190)) }; // ~10 KB, within a match
     expect(postedMatchesErrors(Array(7).fill(large))).toEqual([expect.objectContaining({ field: "matches", code: "too_long" })]);
     const odd = Array.from({ length: 50 }, (_, i) => ({ entryId: i, score: "high", status: "MAYBE" }));
-    expect(postedMatchesErrors(odd).length).toBeLessThanOrEqual(10);
+    // every problem is found; the answer lists the first of them and counts the rest, as every problem list does
+    const found = postedMatchesErrors(odd);
+    const refused = invalid(found);
+    expect(refused.fields).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(refused.meta).toEqual({ errorsOmitted: found.length - MAX_LISTED_PROBLEMS });
   });
 });
 

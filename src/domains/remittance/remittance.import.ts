@@ -52,7 +52,6 @@ import {
 
 const DATA_DIR = fromRoot("data", "remittance");
 const LISTS: Record<RowKind, string> = { institution: "institutions", branch: "branches", corridor: "corridors" };
-const MAX_REPORTED = 20;
 
 /** a checked row and how to name its fields in errors */
 type Located = Row & { name: FieldNamer };
@@ -228,7 +227,7 @@ function settle(rows: (Located | undefined)[], errors: FieldError[]): Located[] 
     if (seen.has(key)) errors.push({ field: r.name("id"), code: "duplicate", message: `${r.name("id")} repeats ${r.kind} ${r.row.id} from an earlier row.` });
     seen.add(key);
   }
-  if (errors.length) throw invalid(errors.slice(0, MAX_REPORTED));
+  if (errors.length) throw invalid(errors);
   return rows as Located[];
 }
 
@@ -288,7 +287,7 @@ async function checkReferences(tx: Tx, { rows, requirements }: Rows) {
       taken.set(triple(c.row), holder);
     }
   }
-  if (errors.length) throw invalid(errors.slice(0, MAX_REPORTED));
+  if (errors.length) throw invalid(errors);
 }
 
 const UPSERT: { [K in RowKind]: (tx: Tx, row: Extract<Row, { kind: K }>) => Promise<unknown> } = {
