@@ -156,7 +156,7 @@ export function readResult(stored: unknown) {
   const { score, reasons, matches, provider, matcher } = stored as Record<string, unknown>;
   return {
     score: typeof score === "number" && Number.isFinite(score) ? score : null,
-    reasons: strings(50, 200).parse(reasons),
+    reasons: textsOf(reasons, 50, 200),
     matches: readMatches(matches),
     provider: typeof provider === "string" ? provider.slice(0, 200) : null,
     // the built-in matcher's version and configuration, written by this service alone
