@@ -84,7 +84,7 @@ builder.queryFields((t) => ({
     type: ValidatedPayout,
     authScopes: lookups,
     description:
-      "A dry run: the payout checked against the corridor's requirements in effect; BENEFICIARY_INVALID lists every problem (extensions.fields: field path and category)",
+      "A dry run: the payout checked against the corridor's requirements in effect; BENEFICIARY_INVALID lists the problems (extensions.fields: field path and category; the first 20, the rest counted in extensions.errorsOmitted)",
     args: { input: t.arg({ type: ValidateBeneficiaryInput, required: true }) },
     resolve: (_root, { input: { corridorId, ...payout } }, ctx) => validateBeneficiary(ctx, { corridorId: String(corridorId), payout: specNames(payout) }),
   }),

@@ -165,7 +165,8 @@ export const remittanceRoutes: Route[] = [
   {
     method: "POST",
     path: "/v2/payouts/remittances/beneficiaries/validate",
-    summary: "Dry run: check a payout (amount, sender, beneficiary) against the corridor's requirements; 422 BENEFICIARY_INVALID lists every problem",
+    summary:
+      "Dry run: check a payout (amount, sender, beneficiary) against the corridor's requirements; 422 BENEFICIARY_INVALID lists the problems (the first 20, the rest counted in errors_omitted)",
     scope: "lookups:read",
     operation: restOperation(
       `query ValidateBeneficiary($input: ValidateBeneficiaryInput!) { validateBeneficiary(input: $input) { corridorId requirementsVersion payout } }`,
