@@ -25,7 +25,8 @@ export const keyScopes = (clientScopes: readonly string[], reviewer: Reviewer | 
   new Set(clientScopes.filter((scope) => (reviewer ? REVIEWER_SCOPES.has(scope) : scope !== REVIEW_SCOPE)));
 
 /** The named person a reviewer key belongs to (issued by the operator, bound to the key). */
-export type Reviewer = { id: string; name: string };
+/** A reviewer as the key names them: the person four eyes count is their email. */
+export type Reviewer = { id: string; name: string; email: string | null };
 
 /**
  * What operator-only operations (REST routes, GraphQL fields) require: the operator principal

@@ -152,7 +152,7 @@ export function createAuthenticator(db: Db, adminApiKey: string | undefined, ttl
   const principalOf = async (hash: string): Promise<Principal | null> => {
     const row = await db.apiKey.findUnique({
       where: { hash },
-      include: { client: { include: { clock: true } }, reviewer: { select: { id: true, name: true } } },
+      include: { client: { include: { clock: true } }, reviewer: { select: { id: true, name: true, email: true } } },
     });
     if (!row || row.revokedAt) return null;
     const clockAheadMs = row.client.mode === "SANDBOX" && row.client.clock ? row.client.clock.offsetSeconds * 1000 : 0;

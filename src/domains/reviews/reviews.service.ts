@@ -174,11 +174,13 @@ export async function approveReview(ctx: RequestContext, input: { reviewId: stri
   const id = await ctx.transact(ctx, async (write) => {
     const review = await lockedReview(write, ctx, input.reviewId);
     if (review.status !== "PENDING_APPROVAL") throw ACTIONS_ON(review.status, "approved");
-    const approver = await write.tx.reviewer.findUniqueOrThrow({ where: { id: me.id }, select: { id: true, email: true } });
-    if (!review.decidedBy || samePerson(review.decidedBy, approver))
+    if (!review.decidedBy || samePerson(review.decidedBy, me))
       throw new DomainError("SECOND_REVIEWER_REQUIRED", "You decided this review: a second, different reviewer must approve it.");
     if (await supersededDecision(write, review)) {
-      await write.tx.review.update({ where: { id: review.id }, data: { ...(await withdrawnDecision(write, review.id)), ...touched(write) } });
+      await write.tx.review.update({
+        where: { id: review.id },
+        data: { ...(await withdrawnDecision(write, review.id)), version: { increment: 1 }, updatedAt: write.now() },
+      });
       write.emit("review.updated", review.clientId, { reviewId: review.id, userId: review.userId, change: "reopened" });
       return null;
     }
@@ -208,8 +210,6 @@ export async function approveReview(ctx: RequestContext, input: { reviewId: stri
     );
   return getReview(ctx, id, query);
 }
-
-const touched = (write: Write) => ({ version: { increment: 1 }, updatedAt: write.now() });
 
 /**
  * Whether a finding newer than the decision waits in another review of the user and type: one opened
