@@ -1,7 +1,9 @@
 /**
- * The layers of src/ (docs/architecture.md): transports → Pothos schema per domain → domain services
- * → database. `src/db` and `src/lib` know no domain, and nothing imports in a circle; type-only
- * imports count too. test/layers.test.ts runs these rules with dependency-cruiser's API.
+ * The shape of src/ (docs/architecture.md): transports → each module's schema and routes → flows
+ * (use cases across modules) and each module's service → its store. The platform (write, outbox,
+ * bus, audit, jobs), `src/db` and `src/lib` know no module; a module knows no other module; nothing
+ * imports in a circle; type-only imports count too. test/layers.test.ts runs these rules with
+ * dependency-cruiser's API, and a fixture that breaks each one.
  */
 module.exports = {
   forbidden: [
@@ -18,6 +20,20 @@ module.exports = {
       comment: "src/db and src/lib serve every domain; they take what they need as parameters and types of their own.",
       from: { path: "(^|/)src/(db|lib)/" },
       to: { path: "(^|/)src/(domains|graphql|rest|server|cli)/|(^|/)src/(context|principal|app|writes|config)\\.ts$" },
+    },
+    {
+      name: "platform-knows-no-module",
+      severity: "error",
+      comment: "The platform serves every module; a module declares what the platform carries for it (its topics, its jobs) and the composition root hands it over.",
+      from: { path: "(^|/)src/platform/" },
+      to: { path: "(^|/)src/(domains|flows|graphql|rest|server|cli)/|(^|/)src/(context|app|writes|config)\\.ts$" },
+    },
+    {
+      name: "module-knows-no-other-module",
+      severity: "error",
+      comment: "A module owns its tables and rules; what crosses modules is a flow (src/flows/), which may call any module.",
+      from: { path: "(^|/)src/domains/([^/]+)/" },
+      to: { path: "(^|/)src/domains/", pathNot: "(^|/)src/domains/$2/" },
     },
   ],
   options: {

@@ -14,6 +14,6 @@ export default defineConfig({
     globalSetup: ["test/helpers/global-setup.ts"],
     env: { NODE_ENV: "test" },
     // `npm run test:coverage`: statements of src/ the suite runs, the figure a redesign must not lower
-    coverage: { provider: "v8", include: ["src/**/*.ts"], exclude: ["src/**/*.test.ts"], reporter: ["text-summary", "json-summary"] },
+    coverage: { provider: "v8", include: ["src/**/*.ts"], exclude: ["src/**/*.test.ts"], reporter: ["text-summary", "json-summary"], reportOnFailure: true },
   },
 });

@@ -3,7 +3,7 @@
  * started as `npm start` runs it (plus bench/server-probe.mjs), the raw baseline, the load generator
  * in its own process (load-worker.ts), and what /proc says about a server process.
  */
-import { createTransact } from "../src/domains/events/events.write.js";
+import { createTransact } from "../src/platform/write.js";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { OPERATOR } from "../src/principal.js";
 import { createDb } from "../src/db/client.js";
 import { migrateInChild } from "../src/db/migrations.js";
 import { createApiClient } from "../src/domains/clients/clients.service.js";
-import { bossSchemaFor } from "../src/jobs/jobs.engine.js";
+import { bossSchemaFor } from "../src/platform/jobs.js";
 import { runLoad } from "./load.js";
 import type { Load, LoadResult, Target } from "./load-worker.js";
 
@@ -54,7 +54,7 @@ process.once("uncaughtException", (error) => {
 export async function dropSchema() {
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
-  // pg-boss keeps its tables beside the app's, in `<schema>_boss` (src/jobs/jobs.engine.ts)
+  // pg-boss keeps its tables beside the app's, in `<schema>_boss` (src/platform/jobs.ts)
   for (const name of [schema, bossSchemaFor(schema)]) await admin.query(`drop schema if exists "${name}" cascade`);
   await admin.end();
 }

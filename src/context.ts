@@ -4,14 +4,14 @@ import type { Db } from "./db/client.js";
 import type { Cipher } from "./lib/crypto.js";
 import type { Logger } from "./lib/logger.js";
 import type { Authenticator } from "./domains/clients/clients.service.js";
-import type { EventBus } from "./domains/events/events.pubsub.js";
+import type { EventBus } from "./platform/bus.js";
 import type { Delivery } from "./domains/otp/otp.sender.js";
 import type { RuleBook } from "./domains/compliance/compliance.service.js";
 import type { PayoutCatalogue } from "./domains/remittance/remittance.catalogue.js";
 import type { DocumentStore } from "./domains/documents/documents.storage.js";
 import type { WebhookSettings } from "./domains/webhooks/webhooks.delivery.js";
-import type { Jobs } from "./jobs/jobs.engine.js";
-import type { Transact } from "./domains/events/events.write.js";
+import type { Jobs } from "./platform/jobs.js";
+import type { Transact } from "./platform/write.js";
 import type { Principal } from "./principal.js";
 import { releaseWork, type WorkLimits, type WorkSpent } from "./graphql/work-budget.js";
 
@@ -36,7 +36,7 @@ export type Services = {
   webhooks: WebhookSettings;
   /** the job engine (pg-boss): writes enqueue through their `enqueue` */
   jobs: Jobs;
-  /** every write: one transaction with its audit entries, events and jobs (domains/events/events.write.ts) */
+  /** every write: one transaction with its audit entries, events and jobs (platform/write.ts) */
   transact: Transact;
   /** what one operation may read while it runs (graphql/work-budget.ts) */
   workLimits: WorkLimits;

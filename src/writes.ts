@@ -4,11 +4,11 @@
  * (cli/main.ts): every process that relays an event hands it to the same consumers.
  */
 import type { Db } from "./db/client.js";
-import type { Jobs } from "./jobs/jobs.engine.js";
+import type { Jobs } from "./platform/jobs.js";
 import type { Logger } from "./lib/logger.js";
-import type { EventBus } from "./domains/events/events.pubsub.js";
-import { createOutbox, defineEventRelay, publishTo } from "./domains/events/events.relay.js";
-import { createTransact, type Effects, type OneStatementChange, type Transact, type Write } from "./domains/events/events.write.js";
+import type { EventBus } from "./platform/bus.js";
+import { createOutbox, defineEventRelay, publishTo } from "./platform/outbox.js";
+import { createTransact, type Effects, type OneStatementChange, type Transact, type Write } from "./platform/write.js";
 import type { Actor } from "./principal.js";
 import { webhookFanOut } from "./domains/webhooks/webhooks.dispatch.js";
 

@@ -7,15 +7,15 @@ import { parseArgs } from "node:util";
 import { CLI_ACTOR } from "../principal.js";
 import type { Db } from "../db/client.js";
 import { createApiClient, listApiClients, revokeApiKey, rotateApiKey } from "../domains/clients/clients.service.js";
-import type { EventBus } from "../domains/events/events.pubsub.js";
-import type { Transact } from "../domains/events/events.write.js";
+import type { EventBus } from "../platform/bus.js";
+import type { Transact } from "../platform/write.js";
 import { importReferenceFile } from "../domains/remittance/remittance.import.js";
 import { importRuleSetFile } from "../domains/compliance/compliance.import.js";
 import { snakeKeys } from "./snake-keys.js";
 import { runPeriodicChecks } from "../domains/checks/checks.periodic.js";
 import { recordWatchlistImport } from "../domains/checks/checks.rescreen.js";
 import { importWatchlistFile } from "../domains/checks/screening/watchlist-import.js";
-import type { Jobs } from "../jobs/jobs.engine.js";
+import type { Jobs } from "../platform/jobs.js";
 import { createLogger, type Logger } from "../lib/logger.js";
 
 export const USAGE = `usage: cli <command>

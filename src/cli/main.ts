@@ -9,13 +9,13 @@ import path from "node:path";
 import { printSchema } from "graphql";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { createDb, isMemoryDir } from "../db/client.js";
-import { createEventBus } from "../domains/events/events.pubsub.js";
+import { createEventBus } from "../platform/bus.js";
 import { createLogger } from "../lib/logger.js";
 import { createRedis } from "../lib/redis.js";
 import { redisPrefix } from "../db/deployment.js";
 import { DomainError } from "../lib/errors.js";
 import { parseCommand, runCommand, USAGE, UsageError } from "./commands.js";
-import { createJobs, type Jobs } from "../jobs/jobs.engine.js";
+import { createJobs, type Jobs } from "../platform/jobs.js";
 import { cliTransact } from "../writes.js";
 import { sendToServer, type ControlAnswer } from "./control-socket.js";
 import { DataDirInUse } from "../db/data-dir.js";
@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * `worker`: the app without its HTTP server, working jobs (src/jobs) until SIGTERM or SIGINT, then
+ * `worker`: the app without its HTTP server, working jobs (src/platform/jobs.ts) until SIGTERM or SIGINT, then
  * stopping cleanly: a job in hand gets its grace period, the rest stays queued for the next worker.
  */
 async function runWorker(config: Config): Promise<ControlAnswer> {

@@ -1,6 +1,6 @@
 /**
  * A database transaction and what waits for its commit. It knows nothing of what a write means:
- * audit entries, events and jobs are the events domain's (domains/events/events.write.ts).
+ * audit entries, events and jobs are the events domain's (platform/write.ts).
  */
 import type { Db } from "./client.js";
 

@@ -6,7 +6,7 @@
  * Redis otherwise. Only a CLI import on PostgreSQL without Redis goes unheard, bounded by the TTL,
  * which stays below the Cache-Control clients are given.
  */
-import type { EventBus } from "../domains/events/events.pubsub.js";
+import type { EventBus } from "../platform/bus.js";
 import { createTtlCache } from "../lib/ttl-cache.js";
 
 export type Reply = { status: number; headers: Record<string, string>; text: string | Uint8Array<ArrayBuffer> | null };

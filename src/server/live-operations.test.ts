@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { within } from "../../test/helpers/eventually.js";
 import type { Principal } from "../principal.js";
 import type { Authenticator } from "../domains/clients/clients.service.js";
-import { createEventBus } from "../domains/events/events.pubsub.js";
+import { createEventBus } from "../platform/bus.js";
 import { createLiveOperations, endable, isSlot } from "./live-operations.js";
 
 const principal = (keyId: string, clientId = `client-${keyId}`): Principal => ({ kind: "client", clientId, keyId, mode: "SANDBOX", scopes: new Set() });

@@ -11,7 +11,7 @@
 import { GraphQLError } from "graphql";
 import type { Principal } from "../principal.js";
 import type { Authenticator } from "../domains/clients/clients.service.js";
-import type { EventBus } from "../domains/events/events.pubsub.js";
+import type { EventBus } from "../platform/bus.js";
 import { statusOf } from "../lib/errors.js";
 
 export type SubscriptionLimits = { perKey: number; perSocket: number; total: number };

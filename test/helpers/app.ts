@@ -107,7 +107,7 @@ export async function startTestApp(backend: "pglite" | "postgres" = "pglite", en
         }
       };
       await drop(schemaName!);
-      await drop(`${schemaName}_boss`); // the job engine's (src/jobs)
+      await drop(`${schemaName}_boss`); // the job engine's (src/platform/jobs.ts)
       await client.end();
     }
   }

@@ -10,8 +10,8 @@ import { OPERATOR, type Actor } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import { keepingRecord } from "../../db/write-record.js";
-import type { Effects, Write, WriteDeps } from "../events/events.write.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Effects, Write, WriteDeps } from "../../platform/write.js";
+import type { Jobs } from "../../platform/jobs.js";
 import type { Logger } from "../../lib/logger.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
 import { checkStatusMove } from "../users/users.rules.js";
@@ -354,7 +354,7 @@ export async function completeRun(deps: WriteDeps, run: { id: string; clientId: 
 /** The same for many runs: each outcome recorded, each user settled once. */
 async function completeRuns(deps: WriteDeps, completions: Completion[], options: CompleteOptions) {
   if (!completions.length) return null;
-  // a client's own write follows its principal's clock (events.write.ts); the operator's names each client's
+  // a client's own write follows its principal's clock (platform/write.ts); the operator's names each client's
   const clocks =
     options.clocks
     ?? (options.principal?.kind === "client"

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
-import { bossSchemaFor } from "../../jobs/jobs.engine.js";
+import { bossSchemaFor } from "../../platform/jobs.js";
 import { findDueUsers, PERIODIC_CHECKS_JOB, runPeriodicChecks } from "./checks.periodic.js";
 import { within } from "../../../test/helpers/eventually.js";
 

@@ -8,10 +8,10 @@
 import { clocksOf } from "../clients/clients.clock.js";
 import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Jobs } from "../../platform/jobs.js";
 import type { Logger } from "../../lib/logger.js";
 import { DEFAULT_COUNTRY, type RuleSetBody } from "../compliance/compliance.rules.js";
-import type { WriteDeps } from "../events/events.write.js";
+import type { WriteDeps } from "../../platform/write.js";
 import { enqueueChecks } from "./checks.engine.js";
 
 export const PERIODIC_CHECKS_JOB = "checks.periodic";

@@ -14,11 +14,11 @@
  * the compliance team must see the new result (a person reinstates a rejected user; a run never does).
  */
 import type { Db } from "../../db/client.js";
-import type { Jobs, JobSpec } from "../../jobs/jobs.engine.js";
+import type { Jobs, JobSpec } from "../../platform/jobs.js";
 import type { Logger } from "../../lib/logger.js";
 import { clocksOf } from "../clients/clients.clock.js";
 import { CLI_ACTOR, OPERATOR } from "../../principal.js";
-import type { WriteDeps } from "../events/events.write.js";
+import type { WriteDeps } from "../../platform/write.js";
 import { queueFreshChecks } from "./checks.engine.js";
 import { hasCandidates } from "./screening/screen-person.js";
 import type { Watchlist } from "./screening/watchlist.js";

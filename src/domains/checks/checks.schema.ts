@@ -11,7 +11,7 @@ import type { CheckRun as CheckRunModel } from "../../../generated/prisma/client
 import { tenantOf } from "../../context.js";
 import { OPERATOR_ONLY } from "../../principal.js";
 import { getUser } from "../users/users.service.js";
-import type { CheckEvent } from "../events/events.pubsub.js";
+import type { CheckEvent } from "./checks.topics.js";
 import { ASSESSED_CHECKS, assessByType, CHECK_EVENT, CHECK_TYPES } from "./checks.rules.js";
 import { MATCH_LIMITS, readResult } from "./checks.matches.js";
 

@@ -6,8 +6,8 @@ import { randomToken, safeEqual, sha256 } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import { isUuid } from "../../lib/ids.js";
-import type { Transact } from "../events/events.write.js";
-import type { EventBus } from "../events/events.pubsub.js";
+import type { Transact } from "../../platform/write.js";
+import type { EventBus } from "../../platform/bus.js";
 import { createTtlCache } from "../../lib/ttl-cache.js";
 
 export type ClientMode = "SANDBOX" | "LIVE";

@@ -11,7 +11,7 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
 import { CLI_ACTOR, type Actor } from "../../principal.js";
-import type { WriteDeps } from "../events/events.write.js";
+import type { WriteDeps } from "../../platform/write.js";
 import { invalid } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
 import { effectiveFromOf, parseRuleSet, type RuleSetBody } from "./compliance.rules.js";

@@ -11,7 +11,7 @@ import type { Db } from "../../db/client.js";
 import type { Cipher } from "../../lib/crypto.js";
 import { invalid } from "../../lib/errors.js";
 import { toAlpha2 } from "../../lib/countries.js";
-import type { EventBus } from "../events/events.pubsub.js";
+import type { EventBus } from "../../platform/bus.js";
 import {
   blankSubject,
   compileRuleSet,

@@ -8,7 +8,7 @@ import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
-import type { Write } from "../events/events.write.js";
+import type { Write } from "../../platform/write.js";
 import { newStorageKey, type ByteChanges } from "./documents.storage.js";
 import {
   checkDocumentFields,

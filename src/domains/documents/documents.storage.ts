@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Config } from "../../config.js";
 import type { Actor } from "../../principal.js";
-import type { Write, WriteDeps } from "../events/events.write.js";
+import type { Write, WriteDeps } from "../../platform/write.js";
 import { isMemoryDir } from "../../db/client.js";
 import type { Logger } from "../../lib/logger.js";
 

@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 import { sseSubscription } from "../../../test/helpers/sse.js";
 import { OPERATOR } from "../../principal.js";
-import { createTransact } from "./events.write.js";
+import { createTransact } from "../../platform/write.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 
 const SUBSCRIPTION = `subscription($id: ID!) { userStatusChanged(userId: $id) { id status } }`;

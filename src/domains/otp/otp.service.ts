@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
-import type { Write } from "../events/events.write.js";
+import type { Write } from "../../platform/write.js";
 import { safeEqual } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";

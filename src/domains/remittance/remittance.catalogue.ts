@@ -5,7 +5,7 @@
  * import on PostgreSQL without Redis) is picked up when the copy is older than MAX_AGE_MS.
  */
 import type { Db } from "../../db/client.js";
-import type { EventBus } from "../events/events.pubsub.js";
+import type { EventBus } from "../../platform/bus.js";
 import { catalogueIndexOf, type CatalogueIndex } from "./requirements/requirements.catalogue.js";
 import type { JsonSchema } from "./requirements/requirements.json-schema.js";
 import type { CorridorFacts, RequirementRow, RequirementSpec } from "./requirements/requirements.spec.js";

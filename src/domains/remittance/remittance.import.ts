@@ -30,7 +30,7 @@ import { invalid, type FieldError } from "../../lib/errors.js";
 import { fromRoot } from "../../lib/paths.js";
 import type { Tx } from "../../db/transaction.js";
 import { CLI_ACTOR, type Actor } from "../../principal.js";
-import type { WriteDeps } from "../events/events.write.js";
+import type { WriteDeps } from "../../platform/write.js";
 import { isoCountryRows, isoCurrencyRows } from "./remittance.iso.js";
 import { announceCorridorChanges, corridorChanges, corridorStates } from "./remittance.changes.js";
 import { checkRequirementRow } from "./requirements/requirements.rules.js";

@@ -9,7 +9,7 @@
  */
 import { stamps } from "../../db/insert-rows.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
-import type { Write } from "../events/events.write.js";
+import type { Write } from "../../platform/write.js";
 import { hitsOf, needsReview, NOT_CLOSED, reviewRiskOf, type CompletedRun, type RecordedMatch } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
 

@@ -11,7 +11,7 @@ import { DomainError, invalid } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import { isUuid } from "../../lib/ids.js";
 import type { Reviewer } from "../../principal.js";
-import type { Write } from "../events/events.write.js";
+import type { Write } from "../../platform/write.js";
 import { recordCompletedRun, riskApartFrom } from "../checks/checks.engine.js";
 import { withdrawnDecision } from "./reviews.opening.js";
 import { decidedStatus, decisionErrors, hitLevel, needsSecondReviewer, noteErrors, samePerson, UNDECIDED, type DecisionInput } from "./reviews.rules.js";

@@ -5,7 +5,7 @@ import { Prisma } from "../../../generated/prisma/client.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
-import type { Write } from "../events/events.write.js";
+import type { Write } from "../../platform/write.js";
 import { enqueueChecks, userStateOf } from "../checks/checks.engine.js";
 import { checksForChange } from "../checks/checks.rules.js";
 import { readUserById } from "./users.reads.js";

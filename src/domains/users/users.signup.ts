@@ -1,13 +1,13 @@
 /**
  * A sign-up as one statement: the user row, its audit entry, its three queued check runs and their
- * job go to the database together (events.write.ts `oneStatement`), and the answer is made of what
+ * job go to the database together (platform/write.ts `oneStatement`), and the answer is made of what
  * the statement returns plus the runs it queued. A new user has no documents, and its checks are
  * exactly the runs just queued, so the usual body (the columns, requirements, the risk assessment)
  * needs no read-back; a GraphQL selection beyond that is read after the commit.
  */
 import type { CheckRun, User } from "../../../generated/prisma/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import type { Effects } from "../events/events.write.js";
+import type { Effects } from "../../platform/write.js";
 import { queueFreshChecks } from "../checks/checks.engine.js";
 import { CHECK_TYPES } from "../checks/checks.rules.js";
 import { statementCovers, userColumnsJson, userOf } from "./users.reads.js";

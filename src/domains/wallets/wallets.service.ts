@@ -5,7 +5,7 @@ import type { RequestContext, Services } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { OPERATOR } from "../../principal.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Jobs } from "../../platform/jobs.js";
 import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import { getUser } from "../users/users.service.js";

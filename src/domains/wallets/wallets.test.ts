@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { bossSchemaFor } from "../../jobs/jobs.engine.js";
+import { bossSchemaFor } from "../../platform/jobs.js";
 import { activatePendingCards, CARD_ACTIVATION_JOB } from "./wallets.service.js";
 import type { CardProvider } from "./wallets.provider.js";
 import { within } from "../../../test/helpers/eventually.js";

@@ -1,5 +1,5 @@
 /**
- * Webhooks fed by the outbox: a consumer of committed events (events.relay.ts). When the relay claims
+ * Webhooks fed by the outbox: a consumer of committed events (platform/outbox.ts). When the relay claims
  * events, this queues one delivery job per enabled endpoint of the event's client that subscribes to
  * its type, in the claim's own transaction: the jobs commit with the claim, so no committed event can
  * miss its webhooks and none is queued twice. Once the claim committed the relaying process wakes its
@@ -13,8 +13,8 @@
  * event, attempt number), so an attempt enqueued twice is queued once.
  */
 import { createHash } from "node:crypto";
-import type { Jobs } from "../../jobs/jobs.engine.js";
-import type { OutboxConsumer, OutboxEvent } from "../events/events.relay.js";
+import type { Jobs } from "../../platform/jobs.js";
+import type { OutboxConsumer, OutboxEvent } from "../../platform/outbox.js";
 import { envelopeData } from "../events/events.service.js";
 import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
 import { deliverWebhook, type DeliveryDeps, type WebhookEvent } from "./webhooks.delivery.js";

@@ -8,7 +8,7 @@ import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp 
 import { registerEndpoint, startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { OPERATOR } from "../../principal.js";
 import { loadConfig } from "../../config.js";
-import { createTransact } from "../events/events.write.js";
+import { createTransact } from "../../platform/write.js";
 import { deliveryJobId, WEBHOOK_DELIVERY_JOB } from "./webhooks.dispatch.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 

@@ -21,7 +21,7 @@ import { Response } from "../fetch-api.js";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
 import { carrying, type WriteRecord } from "../../db/write-record.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
+import type { Jobs } from "../../platform/jobs.js";
 import type { Cipher } from "../../lib/crypto.js";
 import type { Logger } from "../../lib/logger.js";
 import { isOutage, outageHeaders, outageProblem } from "../../db/outage.js";
@@ -110,7 +110,7 @@ export function useIdempotency({ db, cipher }: { db: Db; cipher: Cipher }): Plug
         return isMutation(params) ? ((await settle(request, asked)) ?? params) : params;
       });
     },
-    // the request's writes record themselves in the key's row (domains/events/events.write.ts)
+    // the request's writes record themselves in the key's row (platform/write.ts)
     onContextBuilding({ context, extendContext }) {
       const held = claimed.get((context as { request?: Request }).request!);
       if (held) extendContext(carrying(held.record) as object);

@@ -6,17 +6,17 @@
  * done (the event bus publishes to GraphQL subscriptions, every instance through Redis; workers are
  * woken). A crash anywhere leaves the rows unclaimed or the claim rolled back: nothing is half done.
  *
- * Fast path: the writing process relays its own rows right after commit (events.write.ts). Safety
+ * Fast path: the writing process relays its own rows right after commit (platform/write.ts). Safety
  * net: the `events.relay` job, queued in the writing transaction, runs 5 s later wherever jobs are
  * worked and relays every row still unclaimed (the writer died after commit, or wrote without the
  * relay: a CLI process). When the fast path succeeded the writer deletes that job, so a healthy
  * service runs no relay query. The service also relays what is pending once at start.
  */
-import type { Db } from "../../db/client.js";
-import type { Tx } from "../../db/transaction.js";
-import type { Jobs } from "../../jobs/jobs.engine.js";
-import type { Logger } from "../../lib/logger.js";
-import type { EventBus } from "./events.pubsub.js";
+import type { Db } from "../db/client.js";
+import type { Tx } from "../db/transaction.js";
+import type { Jobs } from "./jobs.js";
+import type { Logger } from "../lib/logger.js";
+import type { EventBus } from "./bus.js";
 
 export const EVENT_RELAY_JOB = "events.relay";
 /** the safety net runs after the fast path had its chance */
@@ -99,7 +99,7 @@ export function createOutbox(db: Db, consumers: OutboxConsumer[], logger?: Logge
 
 /**
  * The event bus as a consumer: subscribers hear each event once its claim committed. A topic's
- * arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics).
+ * arguments are `[event]` or `[clientId, event]` (platform/bus.ts Topics).
  */
 export const publishTo = (bus: EventBus): OutboxConsumer => ({
   consume: async (_tx, events) => () => {

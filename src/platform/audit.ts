@@ -1,6 +1,6 @@
-/** The audit trail: one row per write, written with the write (domains/events/events.write.ts), naming fields but never values. */
-import type { Actor } from "../../principal.js";
-import { freshRow, rowInserter } from "../../db/insert-rows.js";
+/** The audit trail: one row per write, written with the write (platform/write.ts), naming fields but never values. */
+import type { Actor } from "../principal.js";
+import { freshRow, rowInserter } from "../db/insert-rows.js";
 
 export type AuditInput = { action: string; targetType: string; targetId: string; changedFields?: string[] };
 

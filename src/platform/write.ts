@@ -4,7 +4,7 @@
  * check runs); this module turns them into one statement of that same write (db/statement.ts): the
  * audit rows, the events as outbox rows (table `events`), each queue's jobs and a relay job as the
  * safety net. Nobody hears of a change that rolled back, and no committed event is lost. After
- * commit the outbox relay (events.relay.ts) hands the events to their consumers (subscriptions,
+ * commit the outbox relay (platform/outbox.ts) hands the events to their consumers (subscriptions,
  * webhook deliveries) and the queues that got jobs are woken.
  *
  * Two shapes: `transact(actor, fn)`, a transaction in which the service reads and writes what it
@@ -19,16 +19,16 @@
  * is handed the values of the writes that had committed instead of making them twice.
  */
 import { randomUUID } from "node:crypto";
-import type { Db } from "../../db/client.js";
-import { freshRow, rowInserter } from "../../db/insert-rows.js";
-import { oneStatement, type Statement } from "../../db/statement.js";
-import { inTransaction, type Tx } from "../../db/transaction.js";
-import { writeRecordOf } from "../../db/write-record.js";
-import type { JobItem, Jobs } from "../../jobs/jobs.engine.js";
-import type { Actor } from "../../principal.js";
-import { auditStatement, type AuditInput } from "../audit/audit.service.js";
-import type { Topics } from "./events.pubsub.js";
-import { EVENT_RELAY_JOB, RELAY_DELAY_SECONDS, type Outbox } from "./events.relay.js";
+import type { Db } from "../db/client.js";
+import { freshRow, rowInserter } from "../db/insert-rows.js";
+import { oneStatement, type Statement } from "../db/statement.js";
+import { inTransaction, type Tx } from "../db/transaction.js";
+import { writeRecordOf } from "../db/write-record.js";
+import type { JobItem, Jobs } from "./jobs.js";
+import type { Actor } from "../principal.js";
+import { auditStatement, type AuditInput } from "./audit.js";
+import type { Topics } from "./bus.js";
+import { EVENT_RELAY_JOB, RELAY_DELAY_SECONDS, type Outbox } from "./outbox.js";
 
 /** What a write causes, collected as it goes and written with it. */
 export type Effects = {
@@ -74,7 +74,7 @@ const insertEvents = rowInserter<EventRow>("events", {
   data: "data jsonb",
 });
 
-/** A topic's arguments are `[event]` or `[clientId, event]` (events.pubsub.ts Topics): the client id goes to its column. */
+/** A topic's arguments are `[event]` or `[clientId, event]` (platform/bus.ts Topics): the client id goes to its column. */
 const eventRow = ([type, ...args]: unknown[], now: (clientId: string | null) => Date): EventRow => {
   const clientId = args.length === 2 ? (args[0] as string) : null;
   return { ...freshRow(now(clientId)), type: type as string, clientId, data: args.at(-1) as object };

@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../test/helpers/eventually.js";
 import { backends } from "../../test/helpers/app.js";
-import { bossSchemaFor, createJobs } from "./jobs.engine.js";
+import { bossSchemaFor, createJobs } from "./jobs.js";
 import { upgradeFromPgBoss10, upgradeOnPglite, upgradeOnPool, type Upgrade } from "./jobs.upgrade.js";
 
 type Raw = { exec(sql: string): Promise<unknown>; query(sql: string, values?: unknown[]): Promise<{ rows: any[] }>; close(): Promise<void> };

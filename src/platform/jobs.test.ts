@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../principal.js";
 import { PGlite } from "@electric-sql/pglite";
-import { createTransact } from "../domains/events/events.write.js";
+import { createTransact } from "./write.js";
 import { ConfigError, loadConfig } from "../config.js";
-import { createJobs } from "./jobs.engine.js";
+import { createJobs } from "./jobs.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 import { eventually } from "../../test/helpers/eventually.js";
 

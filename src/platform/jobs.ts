@@ -3,8 +3,8 @@
  * adapter (`fromPglite`); on PostgreSQL it runs its statements on a small pool of the engine's own
  * and keeps its tables in the schema `<DATABASE_SCHEMA>_boss` (`pgboss` without one), so every test
  * schema has its own queues. A job caused by a change is enqueued in the change's own transaction
- * (`send(..., { tx })`, or a write's `enqueue`: domains/events/events.write.ts): both commit or neither. A database
- * whose job tables pg-boss 10 made is upgraded at start (jobs.upgrade.ts).
+ * (`send(..., { tx })`, or a write's `enqueue`: platform/write.ts): both commit or neither. A database
+ * whose job tables pg-boss 10 made is upgraded at start (platform/jobs.upgrade.ts).
  *
  * Queues are declared with `define` (before or after `start`); a process that works (the service
  * by default, `cli worker`) polls each worked queue every `pollingIntervalSeconds` (2 s) on pg-boss's
@@ -133,7 +133,7 @@ export function createJobs(database: Pick<Database, "pglite" | "server">, logger
     }
   }
 
-  /** pg-boss 10's tables, if this database still has them, brought to 12's (jobs.upgrade.ts) */
+  /** pg-boss 10's tables, if this database still has them, brought to 12's (platform/jobs.upgrade.ts) */
   async function upgrade() {
     const carried = await upgradeFromPgBoss10(pool ? upgradeOnPool(pool) : upgradeOnPglite(database.pglite!), schema);
     if (carried) logger.info({ ...carried, schema }, "job tables upgraded from pg-boss 10: every job not yet finished carried over");
