@@ -42,7 +42,8 @@ async function flood(s: Service, headers: Record<string, string>) {
   const { maxHeap, heapSamples } = memory.seen;
   console.log(`${REQUESTS} padded texts: ${JSON.stringify(statuses)}; heap max ${(maxHeap / MiB).toFixed(0)} MiB of ${cap / MiB} (${heapSamples} samples)`);
   await s.alive();
-  const heap = await s.heapUsed();
+  const { heap, samples } = await s.settledHeap(cap / 2);
+  console.log(`heap after the flood: ${samples.map((b) => (b / MiB).toFixed(0)).join(" → ")} MiB`);
   return { statuses, maxHeap, heap, cap };
 }
 

@@ -55,6 +55,23 @@ async function startService(env: Record<string, string> = {}) {
     return Number(m[1]);
   }
 
+  /**
+   * The heap once a burst's garbage is gone. V8 collects when it next needs room or once the process
+   * has idled a while (its memory reducer), not when the burst ends: a reading taken at once counts
+   * the burst's own garbage. Samples every second for up to `ms`, returns the first under `below`,
+   * else the lowest seen.
+   */
+  async function settledHeap(below: number, ms = 30_000) {
+    const until = Date.now() + ms;
+    const seen: number[] = [];
+    while (true) {
+      seen.push(await heapUsed());
+      if (seen.at(-1)! < below || Date.now() >= until) break;
+      await sleep(1000);
+    }
+    return { heap: Math.min(...seen), samples: seen };
+  }
+
   /** Resident set size of the child, from /proc (no request to the service). */
   function rss() {
     const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"));
@@ -69,6 +86,7 @@ async function startService(env: Record<string, string> = {}) {
     demoKey,
     call,
     heapUsed,
+    settledHeap,
     rss,
 
     /** The process runs, /healthz answers 200 and an authenticated read 200 (or 429: the key's budget is spent). */
