@@ -301,12 +301,15 @@ describe("needsSecondReviewer: four eyes", () => {
     ),
   );
 
-  it.each(table.filter((row) => row.waits))("$outcome with the user's risk apart $riskApart and findings $held waits for a second reviewer", (row) => {
-    expect(needsSecondReviewer(row.outcome, row)).toBe(true);
+  const named = (waits: boolean) =>
+    table.filter((row) => row.waits === waits).map((row) => [row.outcome, row.riskApart ?? "unknown", row.held.join(" and ") || "none", row] as const);
+
+  it.each(named(true))("%s with the user's risk apart %s and findings %s waits for a second reviewer", (outcome, _risk, _held, row) => {
+    expect(needsSecondReviewer(outcome, row)).toBe(true);
   });
 
-  it.each(table.filter((row) => !row.waits))("$outcome with the user's risk apart $riskApart and findings $held takes effect at once", (row) => {
-    expect(needsSecondReviewer(row.outcome, row)).toBe(false);
+  it.each(named(false))("%s with the user's risk apart %s and findings %s takes effect at once", (outcome, _risk, _held, row) => {
+    expect(needsSecondReviewer(outcome, row)).toBe(false);
   });
 
   it("a weaker finding added later never hides a stronger one: clearing any finding that rejected the user needs four eyes (property)", () => {

@@ -205,10 +205,11 @@ describe("checkStatusMove: who may move a user's status where", () => {
 
   for (const { who, options, allowed } of modes) {
     describe(`moved by ${who}`, () => {
-      it.each(pairs.filter(({ from, to }) => allowed.has(`${from}→${to}`)))(`a $from user can be moved to $to by ${who}`, ({ from, to }) => {
+      const split = (keep: boolean) => pairs.filter(({ from, to }) => allowed.has(`${from}→${to}`) === keep).map(({ from, to }) => [from, to] as const);
+      it.each(split(true))(`a %s user can be moved to %s by ${who}`, (from, to) => {
         expect(thrown(() => checkStatusMove(from, to, options))).toBeUndefined();
       });
-      it.each(pairs.filter(({ from, to }) => !allowed.has(`${from}→${to}`)))(`a $from user cannot be moved to $to by ${who}`, ({ from, to }) => {
+      it.each(split(false))(`a %s user cannot be moved to %s by ${who}`, (from, to) => {
         expect(thrown(() => checkStatusMove(from, to, options))).toMatchObject({ code: "INVALID_STATE_TRANSITION" });
       });
     });
