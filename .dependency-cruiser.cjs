@@ -24,7 +24,8 @@ module.exports = {
     {
       name: "platform-knows-no-module",
       severity: "error",
-      comment: "The platform serves every module; a module declares what the platform carries for it (its topics, its jobs) and the composition root hands it over.",
+      comment:
+        "The platform serves every module; a module declares what the platform carries for it (its topics, its jobs) and the composition root hands it over.",
       from: { path: "(^|/)src/platform/" },
       to: { path: "(^|/)src/(domains|flows|graphql|rest|server|cli)/|(^|/)src/(context|app|writes|config)\\.ts$" },
     },
@@ -34,6 +35,21 @@ module.exports = {
       comment: "A module owns its tables and rules; what crosses modules is a flow (src/flows/), which may call any module.",
       from: { path: "(^|/)src/domains/([^/]+)/" },
       to: { path: "(^|/)src/domains/", pathNot: "(^|/)src/domains/$2/" },
+    },
+    {
+      name: "module-core-calls-no-flow",
+      severity: "error",
+      comment:
+        "A flow calls modules, never the other way: a module's rules, store and service know no use case. Its schema and routes (transport) may call a flow.",
+      from: { path: "(^|/)src/domains/", pathNot: "\\.(schema|routes)\\.ts$" },
+      to: { path: "(^|/)src/flows/" },
+    },
+    {
+      name: "flow-knows-no-transport",
+      severity: "error",
+      comment: "A use case is called by transports, never calls one: no schema, route, server or CLI code in a flow.",
+      from: { path: "(^|/)src/flows/" },
+      to: { path: "(^|/)src/(graphql|rest|server|cli)/|\\.(schema|routes)\\.ts$" },
     },
   ],
   options: {

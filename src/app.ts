@@ -51,7 +51,7 @@ import { createJobs } from "./platform/jobs.js";
 import { createWrites } from "./writes.js";
 import { defineCardActivation } from "./domains/wallets/wallets.service.js";
 import { defineWebhookDelivery } from "./domains/webhooks/webhooks.dispatch.js";
-import { defineCheckRunner } from "./domains/checks/checks.engine.js";
+import { defineCheckRunner } from "./flows/run-checks.js";
 import { builtInProviders, watchlistSource } from "./domains/checks/checks.providers.js";
 import { definePeriodicChecks } from "./domains/checks/checks.periodic.js";
 import { defineWatchlistRescreen, newestImportTimes } from "./domains/checks/checks.rescreen.js";

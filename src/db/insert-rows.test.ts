@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATOR } from "../principal.js";
-import { completeRun, queueFreshChecks } from "../domains/checks/checks.engine.js";
+import { queueFreshChecks } from "../domains/checks/checks.store.js";
+import { completeRun } from "../flows/run-checks.js";
 import { backends, startTestApp, type TestApp } from "../../test/helpers/app.js";
 
 describe.each(backends)("rows written by plain statements (%s)", (backend) => {

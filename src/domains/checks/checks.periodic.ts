@@ -5,14 +5,14 @@
  * every instance (its cron sender is a singleton per minute), so one instance runs each pass;
  * `cli checks run-periodic` runs a pass by hand.
  */
-import { clocksOf } from "../clients/clients.clock.js";
+import { clocksOf } from "../../platform/clock.js";
 import { OPERATOR } from "../../principal.js";
 import type { Db } from "../../db/client.js";
 import type { Jobs } from "../../platform/jobs.js";
 import type { Logger } from "../../lib/logger.js";
 import { DEFAULT_COUNTRY, type RuleSetBody } from "../compliance/compliance.rules.js";
 import type { WriteDeps } from "../../platform/write.js";
-import { enqueueChecks } from "./checks.engine.js";
+import { enqueueChecks } from "./checks.store.js";
 
 export const PERIODIC_CHECKS_JOB = "checks.periodic";
 const PAGE = 500;

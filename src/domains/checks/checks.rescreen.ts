@@ -16,10 +16,10 @@
 import type { Db } from "../../db/client.js";
 import type { Jobs, JobSpec } from "../../platform/jobs.js";
 import type { Logger } from "../../lib/logger.js";
-import { clocksOf } from "../clients/clients.clock.js";
+import { clocksOf } from "../../platform/clock.js";
 import { CLI_ACTOR, OPERATOR } from "../../principal.js";
 import type { WriteDeps } from "../../platform/write.js";
-import { queueFreshChecks } from "./checks.engine.js";
+import { queueFreshChecks } from "./checks.store.js";
 import { hasCandidates } from "./screening/screen-person.js";
 import type { Watchlist } from "./screening/watchlist.js";
 import { entriesList } from "./screening/watchlist-diff.js";

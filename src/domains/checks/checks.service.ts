@@ -1,6 +1,6 @@
 /**
  * Check runs of a client's users, and verification: a user with nothing currently due moves
- * to IN_REVIEW and gets a queued run of each check type (checks.engine.ts runs them).
+ * to IN_REVIEW and gets a queued run of each check type (src/flows/run-checks.ts runs them).
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
@@ -13,7 +13,9 @@ import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.se
 import { checkStatusMove } from "../users/users.rules.js";
 import { getUser } from "../users/users.service.js";
 import { CHECK_TYPES, reasonsErrors, type CheckOutcome } from "./checks.rules.js";
-import { completeRun, enqueueChecks, userStateOf } from "./checks.engine.js";
+import { enqueueChecks } from "./checks.store.js";
+import { completeRun } from "../../flows/run-checks.js";
+import { userStateOf } from "../users/users.store.js";
 import { postedMatchesErrors, storedMatches } from "./checks.matches.js";
 
 type Selection = { select?: Prisma.CheckRunSelect; include?: Prisma.CheckRunInclude };

@@ -1,21 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { COMPLETE_SG } from "../../../test/helpers/people.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { requestContext } from "../../context.js";
 import { recordCheckResult } from "./checks.service.js";
 import { POLL_MARKER } from "../compliance/compliance.service.js";
 import { riskAssessmentStatus } from "./checks.rules.js";
-
-/** Everything the SG rule set asks of a user's data; documents and phone verification come on top. */
-const COMPLETE_SG = {
-  first_name: "Mei",
-  last_name: "Lim",
-  phone_number: "+6591234567",
-  date_of_birth: "1988-03-04",
-  nationality: "SG",
-  country_of_residence: "SG",
-  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
-};
 
 describe("risk assessment status", () => {
   const at = (s: number) => new Date(2026, 0, 1, 0, 0, s);
@@ -50,7 +40,7 @@ describe("risk assessment status", () => {
   });
 });
 
-// JOBS=0: runs stay QUEUED, so what verification writes can be read as it left it (checks.engine.test.ts runs them)
+// JOBS=0: runs stay QUEUED, so what verification writes can be read as it left it (src/flows/run-checks.test.ts runs them)
 describe.each(backends)("verification and check runs on %s", (backend) => {
   let t: TestApp;
   let key: string;

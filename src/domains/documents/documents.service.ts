@@ -1,7 +1,7 @@
 /** Identity documents: upload, update, read, list, delete — always inside the caller's client. */
 import { stamps } from "../../db/insert-rows.js";
 import { createHash } from "node:crypto";
-import { enqueueChecks } from "../checks/checks.engine.js";
+import { enqueueChecks } from "../checks/checks.store.js";
 import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { SG_RESIDENT } from "../../../test/helpers/people.js";
 
 /** The names a user takes: what the shipped OFAC list makes of each (the same nationality throughout). */
 const PERSONAS = [
@@ -25,12 +26,6 @@ const PERSONAS = [
   { first_name: "Izair", last_name: "Samiu", date_of_birth: "1957-03-11" }, // 7784, possible
   { first_name: "Mei", last_name: "Lim", date_of_birth: "1957-03-11" }, // nobody
 ];
-const COMPLETE_SG = {
-  phone_number: "+6591234567",
-  nationality: "SG",
-  country_of_residence: "SG",
-  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
-};
 const REASON = { CLEAR: "documents_verified", REJECT: "confirmed_sanctions_match", ESCALATE: "needs_senior_review" } as const;
 type Outcome = keyof typeof REASON;
 
@@ -221,7 +216,7 @@ async function newWorld(persona: number, twin: boolean): Promise<World> {
     const res = await t.rest("POST", `/admin/clients/${clientId}/reviewers`, { key: ADMIN_KEY, body: { name, email } });
     people.push({ email, identities: [{ reviewerId: res.body.reviewer_id, key: res.body.api_key }] });
   }
-  const created = await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, ...PERSONAS[persona], email: `${randomUUID()}@example.com` } });
+  const created = await t.rest("POST", "/v2/users", { key, body: { ...SG_RESIDENT, ...PERSONAS[persona], email: `${randomUUID()}@example.com` } });
   const userId = created.body.user_id as string;
   for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)
     await t.db.document.create({

@@ -1,5 +1,5 @@
 /**
- * Opening reviews, inside the write that completed the runs (the checks engine calls it as it settles
+ * Opening reviews, inside the write that completed the runs (src/flows/settle-users.ts calls it as it settles
  * users): a run that needs a person opens a review of its type for the user, or adds its net-new hits to
  * the one still waiting for a decision. A hit is net-new when no review of the user has held the same
  * entry with the same fingerprints (the entry's data and the user's screened data): a re-screen that

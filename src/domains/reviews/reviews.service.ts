@@ -1,7 +1,7 @@
 /**
  * Reviews of a client, worked by its reviewers: the queue, one review, assigning, deciding and the
  * second reviewer's approval. A decision that takes effect reaches the user as a person's result of
- * the review's check type (checks.engine.ts `recordCompletedRun`), in the same write.
+ * the review's check type (src/flows/settle-users.ts `recordCompletedRun`), in the same write.
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { CheckType, ReviewStatus } from "../../../generated/prisma/enums.js";
@@ -12,7 +12,8 @@ import { foundOr404 } from "../../lib/found.js";
 import { isUuid } from "../../lib/ids.js";
 import type { Reviewer } from "../../principal.js";
 import type { Write } from "../../platform/write.js";
-import { recordCompletedRun, riskApartFrom } from "../checks/checks.engine.js";
+import { riskApartFrom } from "../checks/checks.store.js";
+import { recordCompletedRun } from "../../flows/settle-users.js";
 import { withdrawnDecision } from "./reviews.opening.js";
 import { decidedStatus, decisionErrors, hitLevel, needsSecondReviewer, noteErrors, samePerson, UNDECIDED, type DecisionInput } from "./reviews.rules.js";
 import { reviewEvent } from "./reviews.view.js";
@@ -71,7 +72,7 @@ export async function reviewQueue(ctx: RequestContext) {
 
 /**
  * The review under its row's lock, within the write: two decisions on one review never both pass their
- * checks. Its user's row is locked first, in the order the checks engine locks them (user, then the
+ * checks. Its user's row is locked first, in the order a settlement locks them (user, then the
  * user's reviews), so a decision and a settlement of the same user wait for each other instead of
  * deadlocking.
  */

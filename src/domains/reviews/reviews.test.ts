@@ -10,14 +10,9 @@ import { within } from "../../../test/helpers/eventually.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { runPeriodicChecks } from "../checks/checks.periodic.js";
 import { sseSubscription } from "../../../test/helpers/sse.js";
+import { SG_RESIDENT } from "../../../test/helpers/people.js";
 
 /** Everything the Singapore rule set asks for, so a user can be verified and move on. */
-const COMPLETE_SG = {
-  phone_number: "+6591234567",
-  nationality: "SG",
-  country_of_residence: "SG",
-  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
-};
 /** A spelling variant of OFAC SDN entry 10481 (SOLEIMANI, Qasem; DOB 11 Mar 1957) with another date of birth: a possible match */
 const VARIANT = { first_name: "Qassem", last_name: "Soleymani", date_of_birth: "1980-01-01" };
 const LISTED_DOB = "1957-03-11";
@@ -45,7 +40,7 @@ describe.each(backends)("compliance reviews on %s", (backend) => {
 
   /** A user with everything SG asks for, verified: its checks run and settle. */
   async function verifiedUser(names: Record<string, string>) {
-    const res = await t.rest("POST", "/v2/users", { key, body: { ...COMPLETE_SG, ...names, email: `${randomUUID()}@example.com` } });
+    const res = await t.rest("POST", "/v2/users", { key, body: { ...SG_RESIDENT, ...names, email: `${randomUUID()}@example.com` } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const userId = res.body.user_id as string;
     for (const documentType of ["PASSPORT", "PROOF_OF_ADDRESS"] as const)

@@ -8,7 +8,7 @@
 import type { CheckRun, User } from "../../../generated/prisma/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import type { Effects } from "../../platform/write.js";
-import { queueFreshChecks } from "../checks/checks.engine.js";
+import { queueFreshChecks } from "../checks/checks.store.js";
 import { CHECK_TYPES } from "../checks/checks.rules.js";
 import { statementCovers, userColumnsJson, userOf } from "./users.reads.js";
 

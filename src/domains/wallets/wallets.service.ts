@@ -1,6 +1,6 @@
 /** Wallets and cards: open a wallet, request and cancel cards, and the asynchronous activation step. */
 import { stamps } from "../../db/insert-rows.js";
-import { clocksOf } from "../clients/clients.clock.js";
+import { clocksOf } from "../../platform/clock.js";
 import type { RequestContext, Services } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { OPERATOR } from "../../principal.js";

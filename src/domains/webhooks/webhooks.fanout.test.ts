@@ -3,6 +3,7 @@
  * local receiver that verifies the signature with the endpoint's secret (standardwebhooks).
  */
 import { randomUUID } from "node:crypto";
+import { COMPLETE_SG } from "../../../test/helpers/people.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, multiInstance, startTestApp, startTwoInstances, type TestApp } from "../../../test/helpers/app.js";
 import { registerEndpoint, startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
@@ -16,17 +17,6 @@ import { eventually } from "../../../test/helpers/eventually.js";
 const FAST = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2,0.2" };
 
 type Client = { key: string; clientId: string };
-
-/** Everything the SG rule set asks of a user's data; documents and phone verification come on top. */
-const COMPLETE_SG = {
-  first_name: "Mei",
-  last_name: "Lim",
-  phone_number: "+6591234567",
-  date_of_birth: "1988-03-04",
-  nationality: "SG",
-  country_of_residence: "SG",
-  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
-};
 
 /** A user of `client` closed: one committed `user.status.updated` event; returns the user id. */
 async function closeUser(t: TestApp, client: Client) {

@@ -1,20 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { COMPLETE_SG } from "../../test/helpers/people.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { runChecks } from "./checks.engine.js";
-import { runPeriodicChecks } from "./checks.periodic.js";
-import { builtInProviders } from "./checks.providers.js";
-import { assessByType, checksForChange, riskAssessmentStatus, riskOf, statusAfterChecks } from "./checks.rules.js";
+import { ADMIN_KEY, backends, PNG_BASE64, startTestApp, type TestApp } from "../../test/helpers/app.js";
+import { runChecks } from "./run-checks.js";
+import { runPeriodicChecks } from "../domains/checks/checks.periodic.js";
+import { builtInProviders } from "../domains/checks/checks.providers.js";
+import { assessByType, checksForChange, riskAssessmentStatus, riskOf, statusAfterChecks } from "../domains/checks/checks.rules.js";
 
-const COMPLETE_SG = {
-  first_name: "Mei",
-  last_name: "Lim",
-  phone_number: "+6591234567",
-  date_of_birth: "1988-03-04",
-  nationality: "SG",
-  country_of_residence: "SG",
-  residential_address: { line1: "1 Marina Blvd", city: "Singapore", postal_code: "018989", country: "SG" },
-};
 /** OFAC SDN entry 10481: SOLEIMANI, Qasem, DOB 11 Mar 1957, nationality Iran */
 const LISTED = { first_name: "Qassem", last_name: "Suleimani", date_of_birth: "1957-03-11" };
 

@@ -2,8 +2,10 @@
  * A sandbox client's clock, as writes for several clients at once need it: a job that works runs of
  * many clients stamps each client's rows with that client's time (`Actor.clocks`). A LIVE client
  * never has a clock (the sandbox routes answer 404 to its keys), so its rows carry real time.
+ * The platform reads the clocks (table `sandbox_clocks`, which the sandbox module sets) because a
+ * write's time is the platform's: `Effects.now(clientId)` follows them.
  */
-import type { Db } from "../../db/client.js";
+import type { Db } from "../db/client.js";
 
 const CLOCKS = `select sc.client_id::text as "clientId", sc.offset_seconds as "offsetSeconds" from sandbox_clocks sc
   join api_clients c on c.id = sc.client_id where sc.client_id = any($1::uuid[]) and c.mode = 'SANDBOX' and sc.offset_seconds <> 0`;
