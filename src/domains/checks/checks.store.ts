@@ -198,3 +198,22 @@ export async function riskApartFrom(tx: Tx, userId: string, type: CheckRun["type
   const others = [...assessByType(runs).values()].filter((a) => a.verdict.type !== type);
   return riskOf(others.flatMap((a) => a.weighed))?.riskLevel ?? null;
 }
+
+/** The status of each of the runs `ids`. */
+export async function runStatuses(tx: Tx, ids: string[]) {
+  const runs = await tx.checkRun.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, status: true } });
+  return new Map(runs.map((run) => [run.id, run.status]));
+}
+
+/** The statuses of a user's runs of `type`: the one that opened a review (`checkRunId`) and every automatic one since `createdAt`. */
+export async function automaticRunStatusesSince(tx: Tx, since: { userId: string; type: CheckType; checkRunId: string; createdAt: Date }) {
+  const runs = await tx.checkRun.findMany({
+    where: {
+      userId: since.userId,
+      type: since.type,
+      OR: [{ id: since.checkRunId }, { completedAt: { gte: since.createdAt }, decidedBy: { not: "OPERATOR" } }],
+    },
+    select: { status: true },
+  });
+  return runs.map((run) => run.status);
+}

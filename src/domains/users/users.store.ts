@@ -51,6 +51,11 @@ export const userView = (u: Omit<UserState, "version">) => ({
 /** `userView` of the user as the write `tx` sees it. */
 export const userStateOf = async (tx: Tx, id: string) => userView(await tx.user.findUniqueOrThrow({ where: { id }, select: USER_STATE }));
 
+/** Locks the user's row for the rest of the write (a write that settles the user takes it first). */
+export async function lockUser(tx: Tx, id: string) {
+  await tx.$queryRawUnsafe(`select id from users where id = $1::uuid for update`, id);
+}
+
 /** The state of `ids`, each row locked as it is read, in id order. */
 export const lockedUserStates = (tx: Tx, ids: string[]) => tx.$queryRawUnsafe<UserState[]>(LOCKED_USERS_STATE, ids);
 
