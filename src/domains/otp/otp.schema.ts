@@ -1,7 +1,8 @@
 /** GraphQL for OTP: triggerOtp, verifyOtp, confirmContactChange, and the sandbox outbox. */
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { countSandboxMessages, confirmContactChange, listSandboxMessages, triggerOtp, verifyOtp } from "./otp.service.js";
+import { countSandboxMessages, listSandboxMessages, triggerOtp, verifyOtp } from "./otp.service.js";
+import { confirmContactChange } from "../../flows/confirm-contact.js";
 import type { Channel } from "./otp.rules.js";
 
 const OtpChannel = builder.enumType("OtpChannel", { values: ["EMAIL", "SMS"] as const });

@@ -10,7 +10,7 @@ import { safeEqual } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { inTurns } from "../../lib/in-turn.js";
-import { applyPendingContact, getUser } from "../users/users.service.js";
+import { getUser } from "../users/users.service.js";
 import {
   type Channel,
   checkClientSendLimit,
@@ -162,11 +162,6 @@ export async function verifyOtp(ctx: RequestContext, input: VerifyInput) {
   });
 }
 
-/** PUT /v2/users/verify/otp: the code sent to the pending contact applies the change. */
-export async function confirmContactChange<Q extends object>(ctx: RequestContext, input: VerifyInput, query?: Q) {
-  return checkCode(ctx, input, "pending", (write, userId) => applyPendingContact(write, ctx, userId, input.channel, query as never));
-}
-
 type Outcome<T> = { ok: true; value: T } | { ok: false; attemptsRemaining: number };
 
 /**
@@ -174,7 +169,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; attemptsRemaining: numbe
  * (`status = ACTIVE AND attempts < 5`), so two requests with one code cannot both succeed and
  * concurrent wrong guesses cannot exceed the limit. A wrong guess is committed before it is reported.
  */
-async function checkCode<T>(
+export async function checkCode<T>(
   ctx: RequestContext,
   input: VerifyInput,
   target: "current" | "pending",

@@ -9,7 +9,9 @@ import { etagOf, maskTail, type Address } from "./users.rules.js";
 import { REQUIREMENT_COLUMNS, requirementsNow } from "../compliance/compliance.service.js";
 import type { Requirements as RequirementsShape } from "../compliance/compliance.rules.js";
 import { ASSESSED_CHECKS, riskAssessmentStatus } from "../checks/checks.rules.js";
-import { countUsers, createUser, getUser, listUsers, updateUser, USER_SORTS, type UserFilters } from "./users.service.js";
+import { countUsers, getUser, listUsers, USER_SORTS, type UserFilters } from "./users.service.js";
+import { signUp } from "../../flows/sign-up.js";
+import { updateUser } from "../../flows/update-user.js";
 
 export const UserStatusEnum = builder.enumType(UserStatus, { name: "UserStatus" });
 builder.enumType(KycStatus, { name: "KycStatus" });
@@ -193,7 +195,7 @@ builder.mutationFields((t) => ({
     type: "User",
     authScopes: { scope: "users:write" },
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => createUser(ctx, input, query),
+    resolve: (query, _root, { input }, ctx) => signUp(ctx, input, query),
   }),
   updateUser: t.prismaField({
     type: "User",

@@ -1,4 +1,8 @@
-/** Users v2: create, partial update, read, list — always inside the caller's client. */
+/**
+ * Users v2: read, list, and the users module's part of a create and an update, always inside the
+ * caller's client. What a change of a user sets off in other modules (its checks) is the flows'
+ * (src/flows/sign-up.ts, src/flows/update-user.ts, src/flows/confirm-contact.ts).
+ */
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import { Prisma } from "../../../generated/prisma/client.js";
@@ -6,18 +10,15 @@ import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../../platform/write.js";
-import { enqueueChecks } from "../checks/checks.store.js";
 import { userStateOf } from "./users.store.js";
-import { checksForChange } from "../checks/checks.rules.js";
 import { readUserById } from "./users.reads.js";
-import { signUp } from "./users.signup.js";
 import { checkStatusMove, checkUserFields, etagOf, type Address, type CheckedUser, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 /** Pothos's selection for the requested fields, so relations load in the same query. */
-type Selection = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
+export type Selection = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
 // columns services need whatever the caller selected
 const BASE_SELECT = { id: true, version: true, email: true, phoneNumber: true, emailVerified: true, phoneVerified: true, status: true } as const;
-const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, ...BASE_SELECT } } : (query ?? {}));
+export const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, ...BASE_SELECT } } : (query ?? {}));
 
 export type UserFilters = SortArgs & { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
 /** sort_fields values → columns; newest first unless the caller sorts */
@@ -29,59 +30,56 @@ export async function getUser(ctx: RequestContext, id: string, query?: Selection
   return foundOr404("user", id, (id) => readUserById(ctx.db, clientId, id, query));
 }
 
-export async function createUser(ctx: RequestContext, input: UserInput, query?: Selection) {
-  const clientId = tenantOf(ctx);
+/** A new user's columns, checked (a new user always starts PENDING). */
+export function newUserColumns(ctx: RequestContext, input: UserInput) {
   const checked = checkUserFields(input, { creating: true });
   if (checked.status) throw new DomainError("INVALID_STATE_TRANSITION", "A new user always starts PENDING; status cannot be given.");
   const columns = Object.fromEntries(Object.entries(toColumns(ctx, checked)).map(([column, value]) => [column, value === Prisma.DbNull ? null : value]));
-  const created = await ctx.transact
-    .oneStatement(ctx, signUp({ clientId, columns, changedFields: Object.keys(checked) }, withBase(query)))
-    .catch(uniqueViolation);
-  // a GraphQL selection the statement cannot answer (another relation, other arguments) is read once committed
-  return (created.user ?? (await readUserById(ctx.db, clientId, created.id, withBase(query))))!;
-}
-
-export async function updateUser(ctx: RequestContext, input: UserInput & { id: string; ifMatch?: string | null }, query?: Selection) {
-  const clientId = tenantOf(ctx);
-  const { id, ifMatch, ...fields } = input;
-  const checked = checkUserFields(fields, { creating: false });
-  return ctx
-    .transact(ctx, async (write) => {
-      const { tx, audit, emit } = write;
-      const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id);
-      if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
-        throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
-      if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
-      const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
-      // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
-      const changed = changedColumns(ctx, current, data);
-      if (!changed.length) return tx.user.findFirstOrThrow({ ...withBase(query), where: { id } });
-      await assertUnique(tx, clientId, checked, id);
-      // optimistic: the row must still be at the version just read, or a concurrent write won
-      const user = await tx.user
-        .update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 }, updatedAt: write.now() } })
-        .catch((error: { code?: string }) => {
-          if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
-          throw error;
-        });
-      audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
-      // only what really changed calls for checks: a PUT resending the same name screens nobody again
-      await enqueueChecks(write, { clientId, userId: id }, checksForChange(changed), "USER_UPDATED");
-      if (checked.status && checked.status !== current.status)
-        emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
-      return user;
-    })
-    .catch(uniqueViolation);
+  return { columns, changedFields: Object.keys(checked) };
 }
 
 /**
- * Applies a pending email or phone change once its OTP is confirmed (PUT /v2/users/verify/otp):
- * inside the caller's transaction, the pending value becomes the current, verified one.
+ * A partial update inside the caller's write: the ETag and the status move checked, a verified
+ * contact's change held as pending, the row written at the version read (or 412). Answers the user
+ * and the columns that really changed (none: nothing was written).
+ */
+export async function changeUser(write: Write, ctx: RequestContext, input: UserInput & { id: string; ifMatch?: string | null }, query?: Selection) {
+  const clientId = tenantOf(ctx);
+  const { id, ifMatch, ...fields } = input;
+  const checked = checkUserFields(fields, { creating: false });
+  const { tx, audit, emit } = write;
+  const current = await foundOr404("user", id, (id) => readUserById(tx, clientId, id, undefined));
+  if (ifMatch && ifMatch !== etagOf(current) && ifMatch !== "*")
+    throw new DomainError("PRECONDITION_FAILED", "The user changed since you read it: fetch it again and retry with the new ETag.");
+  if (checked.status) checkStatusMove(current.status, checked.status, { byCaller: true });
+  const data = holdVerifiedContactChanges(current, toColumns(ctx, checked));
+  // a PUT that changes nothing writes nothing: updated_at, the version and the ETag stay as they were
+  const changed = changedColumns(ctx, current, data);
+  if (!changed.length) return { user: await tx.user.findFirstOrThrow({ ...withBase(query), where: { id } }), changed };
+  await assertUnique(tx, clientId, checked, id);
+  // optimistic: the row must still be at the version just read, or a concurrent write won
+  const user = await tx.user
+    .update({ ...withBase(query), where: { id, version: current.version }, data: { ...data, version: { increment: 1 }, updatedAt: write.now() } })
+    .catch((error: { code?: string }) => {
+      if (error?.code === "P2025") throw new DomainError("PRECONDITION_FAILED", "The user changed while this update ran: fetch it again and retry.");
+      throw error;
+    });
+  audit({ action: "user.updated", targetType: "user", targetId: id, changedFields: Object.keys(checked) });
+  if (checked.status && checked.status !== current.status)
+    emit("user.status.updated", clientId, { userId: id, status: checked.status, previousStatus: current.status, user: await userStateOf(tx, id) });
+  return { user, changed };
+}
+
+/**
+ * Applies a pending email or phone change once its OTP is confirmed, inside the caller's write: the
+ * pending value becomes the current, verified one. Answers the user and the column that changed.
  */
 export async function applyPendingContact(write: Write, ctx: RequestContext, id: string, channel: "EMAIL" | "SMS", query?: Selection) {
   const { tx, audit } = write;
   const clientId = tenantOf(ctx);
-  const current = await getUser({ ...ctx, db: tx as typeof ctx.db }, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } });
+  const current = await foundOr404("user", id, (id) =>
+    readUserById(tx, clientId, id, { select: { ...BASE_SELECT, pendingEmail: true, pendingPhoneNumber: true } }),
+  );
   const pending = channel === "EMAIL" ? current.pendingEmail : current.pendingPhoneNumber;
   if (!pending) throw new DomainError("NO_PENDING_CHANGE", `The user has no pending ${channel === "EMAIL" ? "email" : "phone number"} to confirm.`);
   const data: Prisma.UserUncheckedUpdateInput =
@@ -92,9 +90,9 @@ export async function applyPendingContact(write: Write, ctx: RequestContext, id:
   const user = await tx.user
     .update({ ...withBase(query), where: { id }, data: { ...data, version: { increment: 1 }, updatedAt: write.now() } })
     .catch(uniqueViolation);
-  audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [channel === "EMAIL" ? "email" : "phoneNumber"] });
-  await enqueueChecks(write, { clientId, userId: id }, checksForChange([channel === "EMAIL" ? "email" : "phoneNumber"]), "USER_UPDATED");
-  return user;
+  const changed = channel === "EMAIL" ? "email" : "phoneNumber";
+  audit({ action: "user.contact.confirmed", targetType: "user", targetId: id, changedFields: [changed] });
+  return { user, changed: [changed] };
 }
 
 function whereOf(clientId: string, filters: UserFilters): Prisma.UserWhereInput {
@@ -209,7 +207,7 @@ const CLASHING = [
  * asks first, since a verified user's new email waits as pending, where no index guards it. Either
  * way a clash answers 409 naming the field, and the transaction writes nothing.
  */
-function uniqueViolation(error: unknown): never {
+export function uniqueViolation(error: unknown): never {
   const { code, meta } = (error ?? {}) as UniqueViolation;
   // P2002 from Prisma's own queries, P2010 from a plain statement (the sign-up's)
   if (code !== "P2002" && meta?.driverAdapterError?.cause?.kind !== "UniqueConstraintViolation") throw error;

@@ -1,18 +1,13 @@
 /**
- * A sign-up as one statement: the user row, its audit entry, its three queued check runs and their
- * job go to the database together (platform/write.ts `oneStatement`), and the answer is made of what
- * the statement returns plus the runs it queued. A new user has no documents, and its checks are
- * exactly the runs just queued, so the usual body (the columns, requirements, the risk assessment)
- * needs no read-back; a GraphQL selection beyond that is read after the commit.
+ * The users module's part of a sign-up (the flow is src/flows/sign-up.ts): the new row as one
+ * statement that returns the user as the users-by-id statement shapes it, and its audit entry. A new
+ * user has no documents, and its checks are exactly the runs the sign-up queues (`withRuns`), so the
+ * usual body (the columns, requirements, the risk assessment) needs no read-back.
  */
 import type { CheckRun, User } from "../../../generated/prisma/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import type { Effects } from "../../platform/write.js";
-import { queueFreshChecks } from "../checks/checks.store.js";
-import { CHECK_TYPES } from "../checks/checks.rules.js";
-import { statementCovers, userColumnsJson, userOf } from "./users.reads.js";
-
-type Selection = { select?: Record<string, unknown>; include?: Record<string, unknown> };
+import { userColumnsJson, userOf } from "./users.reads.js";
 
 /** The columns a caller's fields and the row's identity fill; every other column takes its default (PENDING, NOT_STARTED, version 1…). */
 type NewUserRow = {
@@ -64,25 +59,22 @@ const insertUser = rowInserter<NewUserRow>(
 );
 
 /** What the write needs of the service: the new row's columns as the caller gave them (absent = null). */
-export type SignUp = { clientId: string; columns: Record<string, unknown>; changedFields: string[] };
+export type NewUser = { clientId: string; columns: Record<string, unknown>; changedFields: string[] };
 
-/** The sign-up's change and effects; the answer is the user as `selection` asks, or null when only a read can give it. */
-export function signUp({ clientId, columns, changedFields }: SignUp, selection: Selection | undefined) {
-  return (effects: Effects) => {
-    const { id, createdAt } = freshRow(effects.now());
-    const row: NewUserRow = { ...columns, id, createdAt, updatedAt: createdAt, clientId };
-    effects.audit({ action: "user.created", targetType: "user", targetId: id, changedFields });
-    const runs = queueFreshChecks(effects, { clientId, userId: id }, CHECK_TYPES, "USER_UPDATED");
-    return {
-      statement: insertUser([row])!,
-      answer: ([returned]: Record<string, unknown>[]) => ({ id, user: statementCovers(selection) ? withRuns(returned!.user as string, runs) : null }),
-    };
-  };
+/** The new user's id and the statement that inserts it (returning the user as JSON, `user`), its audit entry among the effects. */
+export function newUser({ clientId, columns, changedFields }: NewUser, effects: Effects) {
+  const { id, createdAt } = freshRow(effects.now());
+  const row: NewUserRow = { ...columns, id, createdAt, updatedAt: createdAt, clientId };
+  effects.audit({ action: "user.created", targetType: "user", targetId: id, changedFields });
+  return { id, statement: insertUser([row])! };
 }
 
+/** A run as the users-by-id statement lists a user's checks. */
+type ListedRun = Pick<CheckRun, "id" | "type" | "status" | "createdAt" | "completedAt" | "decidedBy">;
+
 /** The returned row with its checks as the users-by-id statement shapes them (ASSESSED_CHECKS: newest first). */
-function withRuns(json: string, runs: CheckRun[]) {
-  const user = userOf(json) as unknown as User & { checks: Pick<CheckRun, "id" | "type" | "status" | "createdAt" | "completedAt" | "decidedBy">[] };
+export function withRuns(json: string, runs: ListedRun[]) {
+  const user = userOf(json) as unknown as User & { checks: ListedRun[] };
   user.checks = runs
     .map(({ id, type, status, createdAt, completedAt, decidedBy }) => ({ id, type, status, createdAt, completedAt, decidedBy }))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
