@@ -1,7 +1,7 @@
 /**
  * The shape of src/ (docs/architecture.md): transports → each module's schema and routes → flows
  * (use cases across modules) and each module's service → its store. The platform (write, outbox,
- * bus, audit, jobs), `src/db` and `src/lib` know no module; a module knows no other module; nothing
+ * bus, audit, jobs), `src/db`, `src/lib` and `src/kernel` know no module; a module knows no other module; nothing
  * imports in a circle; type-only imports count too. test/layers.test.ts runs these rules with
  * dependency-cruiser's API, and a fixture that breaks each one.
  */
@@ -17,9 +17,10 @@ module.exports = {
     {
       name: "db-and-lib-know-no-domain",
       severity: "error",
-      comment: "src/db and src/lib serve every domain; they take what they need as parameters and types of their own.",
-      from: { path: "(^|/)src/(db|lib)/" },
-      to: { path: "(^|/)src/(domains|graphql|rest|server|cli)/|(^|/)src/(context|principal|app|writes|config)\\.ts$" },
+      comment:
+        "src/db, src/lib and src/kernel (the values and names every module speaks: the sandbox's magic inputs, the public event types) serve every module; they take what they need as parameters and types of their own.",
+      from: { path: "(^|/)src/(db|lib|kernel)/" },
+      to: { path: "(^|/)src/(domains|flows|platform|graphql|rest|server|cli)/|(^|/)src/(context|principal|app|writes|config)\\.ts$" },
     },
     {
       name: "platform-knows-no-module",

@@ -32,9 +32,8 @@ describe("layers of src/", () => {
       listed.filter((v) => !found.includes(v)),
       "known violations no longer found",
     ).toEqual([]);
-    expect(new Set(known.map((v) => v.rule.name)), "only imports still to move into flows may be known").toEqual(
-      new Set(["module-knows-no-other-module", "module-core-calls-no-flow"]),
-    );
+    const debts = ["module-knows-no-other-module", "module-core-calls-no-flow"];
+    expect(known.filter((v) => !debts.includes(v.rule.name)).map(named), "only imports still to move into flows may be known").toEqual([]);
   }, 60_000);
 
   it("refuses a database helper or a platform file that imports a module, a module that imports another, and a circle", async () => {

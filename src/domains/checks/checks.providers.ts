@@ -12,7 +12,7 @@ import { requirementsOf, type RequirementFacts } from "../compliance/compliance.
 import type { CheckOutcome } from "./checks.rules.js";
 import { screenPerson, type ScreeningResult } from "./screening/screen-person.js";
 import { sandboxListMatch } from "./screening/sandbox-list.js";
-import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
+import { isMagic, SANDBOX_INPUTS } from "../../kernel/sandbox-inputs.js";
 import { loadWatchlist, type Watchlist } from "./screening/watchlist.js";
 import { currentWatchlistFile } from "./screening/watchlist-import.js";
 
@@ -23,7 +23,7 @@ export type CheckSubject = RequirementFacts & {
   openAlert?: { status: CheckOutcome["status"]; reasons: string[] } | null;
   /** `entryId:entryHash:subjectHash` of the sanctions hits reviewers decided false positives */
   suppressedHits?: ReadonlySet<string>;
-  /** the user is a SANDBOX client's: the sandbox's magic inputs apply (sandbox.rules.ts) */
+  /** the user is a SANDBOX client's: the sandbox's magic inputs apply (src/kernel/sandbox-inputs.ts) */
   sandbox?: boolean;
   /** the client's time (a sandbox client's clock may run ahead): what has expired is judged by it */
   now?: Date;

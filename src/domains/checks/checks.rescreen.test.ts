@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { within } from "../../../test/helpers/eventually.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
-import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 import { SHIPPED_WATCHLIST } from "./screening/watchlist.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");

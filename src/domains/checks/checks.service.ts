@@ -1,6 +1,7 @@
 /**
- * Check runs of a client's users, and verification: a user with nothing currently due moves
- * to IN_REVIEW and gets a queued run of each check type (src/flows/run-checks.ts runs them).
+ * Check runs of a client's users: the runs of a user, a run asked for, a posted result judged.
+ * Verification and recording a posted result cross into the user's state: they are flows
+ * (src/flows/submit-verification.ts, src/flows/post-check-result.ts).
  */
 import type { Prisma } from "../../../generated/prisma/client.js";
 import type { RequestContext } from "../../context.js";
@@ -8,14 +9,9 @@ import { tenantOf } from "../../context.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import type { CheckType } from "../../../generated/prisma/enums.js";
-import { dueAsFieldErrors } from "../compliance/compliance.rules.js";
-import { REQUIREMENT_COLUMNS, requirementsOf } from "../compliance/compliance.service.js";
-import { checkStatusMove } from "../users/users.rules.js";
 import { getUser } from "../users/users.service.js";
-import { CHECK_TYPES, reasonsErrors, type CheckOutcome } from "./checks.rules.js";
+import { reasonsErrors, type CheckOutcome } from "./checks.rules.js";
 import { enqueueChecks } from "./checks.store.js";
-import { completeRun } from "../../flows/run-checks.js";
-import { userStateOf } from "../users/users.store.js";
 import { postedMatchesErrors, storedMatches } from "./checks.matches.js";
 
 type Selection = { select?: Prisma.CheckRunSelect; include?: Prisma.CheckRunInclude };
@@ -37,36 +33,6 @@ export function findChecks(ctx: RequestContext, userId: string, query?: Selectio
   };
 }
 
-export async function submitVerification(ctx: RequestContext, userId: string) {
-  const clientId = tenantOf(ctx);
-  const user = await getUser(ctx, userId, { select: { ...REQUIREMENT_COLUMNS, id: true, status: true, version: true } });
-  // requirements are read before the transaction: on PGlite a read outside an open transaction would wait for it
-  const requirements = await requirementsOf(ctx, user, ctx.now());
-  if (requirements.currentlyDue.length)
-    throw new DomainError(
-      "REQUIREMENTS_DUE",
-      `Verification needs what is still due: ${requirements.currentlyDue.join(", ")}.`,
-      dueAsFieldErrors(requirements.rules, requirements),
-      { currentlyDue: requirements.currentlyDue },
-    );
-  if (user.status === "IN_REVIEW") throw new DomainError("INVALID_STATE_TRANSITION", "The user is already IN_REVIEW: wait for its checks to complete.");
-  checkStatusMove(user.status, "IN_REVIEW", { byCaller: false });
-  return ctx.transact(ctx, async (write) => {
-    const { tx, audit, emit } = write;
-    // the version read above: a change in between (new data, another submission) must be verified afresh
-    await tx.user
-      .update({ where: { id: user.id, version: user.version }, data: { status: "IN_REVIEW", kycStatus: "PENDING", version: { increment: 1 } } })
-      .catch((error: { code?: string }) => {
-        if (error?.code === "P2025") throw new DomainError("CONFLICT", "The user changed while verification was being submitted: read it again and retry.");
-        throw error;
-      });
-    const checks = await enqueueChecks(write, { clientId, userId: user.id }, CHECK_TYPES, "VERIFICATION");
-    audit({ action: "user.verification_submitted", targetType: "user", targetId: user.id, changedFields: ["status", "kycStatus"] });
-    emit("user.status.updated", clientId, { userId: user.id, status: "IN_REVIEW", previousStatus: user.status, user: await userStateOf(tx, user.id) });
-    return { userId: user.id, status: "IN_REVIEW" as const, checks };
-  });
-}
-
 export type PostedResult = {
   checkId: string;
   status?: CheckOutcome["status"] | null;
@@ -80,12 +46,11 @@ export type PostedDecider = "OPERATOR" | "PROVIDER";
 const required = (field: string) => ({ field, code: "required", message: `${field} is required.` });
 
 /**
- * A person's or an upstream provider's result (the operator key): replaces whatever the run
- * holds, in any state, and settles the user. It stands: later automatic runs may raise the user's
- * risk, never lower what it set, until a person (or, for a provider's, that provider) posts again.
- * The run is looked up before the body is judged: an unknown id, or another client's, is 404.
+ * A person's or an upstream provider's result (the operator key), judged: the run it goes on (looked
+ * up before the body is judged: an unknown id, or another client's, is 404), the outcome to record
+ * and who decided it. The flow that records it is src/flows/post-check-result.ts.
  */
-export async function recordCheckResult(ctx: RequestContext, posted: PostedResult) {
+export async function postedOutcome(ctx: RequestContext, posted: PostedResult) {
   const run = await findRun(ctx, posted.checkId);
   const errors = [
     ...(posted.status ? [] : [required("status")]),
@@ -105,13 +70,7 @@ export async function recordCheckResult(ctx: RequestContext, posted: PostedResul
     matches: storedMatches(posted.matches),
     provider: "upstream",
   };
-  const done = await completeRun(ctx, run, outcome, {
-    requestId: ctx.requestId,
-    principal: ctx.principal,
-    decidedBy,
-    from: ["QUEUED", "RUNNING", "CLEAR", "CONSIDER", "REJECTED", "ERROR"],
-  });
-  return done!.run;
+  return { run, outcome, decidedBy };
 }
 const UPSTREAM_SCORE = { CLEAR: 0, CONSIDER: 0.7, REJECTED: 1, ERROR: 0 } as const;
 

@@ -3,7 +3,7 @@ import { COMPLETE_SG } from "../../../test/helpers/people.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, backends, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { requestContext } from "../../context.js";
-import { recordCheckResult } from "./checks.service.js";
+import { recordCheckResult } from "../../flows/post-check-result.js";
 import { POLL_MARKER } from "../compliance/compliance.service.js";
 import { riskAssessmentStatus } from "./checks.rules.js";
 

@@ -13,16 +13,14 @@ import { maskTail } from "../users/users.rules.js";
 import { documentStatus, MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import {
   countDocuments,
-  deleteDocument,
   getDocument,
   getDocumentFile,
   listDocuments,
   readDocumentBytes,
-  updateDocument,
-  uploadDocument,
   userDocumentsWhere,
   type DocumentFilters,
 } from "./documents.service.js";
+import { deleteDocument, updateDocument, uploadDocument } from "../../flows/change-document.js";
 
 const DocumentTypeEnum = builder.enumType(DocumentType, { name: "DocumentType" });
 const DocumentStatusEnum = builder.enumType(DocumentStatus, {

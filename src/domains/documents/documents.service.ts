@@ -1,8 +1,11 @@
-/** Identity documents: upload, update, read, list, delete — always inside the caller's client. */
+/**
+ * Identity documents: upload, update, read, list, delete, always inside the caller's client. What a
+ * change of a document sets off beyond the documents (the user's KYC runs again) is the flow's
+ * (src/flows/change-document.ts), handed in as the change's follow-up and run in its write.
+ */
 import { stamps } from "../../db/insert-rows.js";
 import { createHash } from "node:crypto";
-import { enqueueChecks } from "../checks/checks.store.js";
-import { isMagic, SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
+import { isMagic, SANDBOX_INPUTS } from "../../kernel/sandbox-inputs.js";
 import type { RequestContext } from "../../context.js";
 import { tenantOf } from "../../context.js";
 import type { Prisma } from "../../../generated/prisma/client.js";
@@ -26,6 +29,11 @@ import {
 type Selection = { select?: Prisma.DocumentSelect; include?: Prisma.DocumentInclude };
 const withBase = (query?: Selection) => (query?.select ? { select: { ...query.select, id: true } } : (query ?? {}));
 
+/** One change of a document, as its event carries it. */
+export type DocumentChange = { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" | "expired" };
+/** What a change sets off beyond the documents, in the change's write. */
+export type FollowUp = (write: Write, clientId: string, change: DocumentChange) => Promise<unknown>;
+
 export type UploadInput = DocumentFields & { userId: string; file: FileInput };
 export type UpdateInput = DocumentFields & { id: string; file?: FileInput | null };
 export type DocumentFilters = { userId?: string | null; status?: DocumentStatusValue | null; documentType?: DocumentTypeValue | null };
@@ -48,7 +56,7 @@ export async function readDocumentBytes(ctx: RequestContext, storageKey: string)
   return bytes;
 }
 
-export async function uploadDocument(ctx: RequestContext, input: UploadInput, query?: Selection) {
+export async function uploadDocument(ctx: RequestContext, input: UploadInput, followUp: FollowUp, query?: Selection) {
   const clientId = tenantOf(ctx);
   const { userId, file, ...fields } = input;
   await assertUser(ctx, userId);
@@ -60,12 +68,12 @@ export async function uploadDocument(ctx: RequestContext, input: UploadInput, qu
       ...withBase(query),
       data: { clientId, userId, ...stamps(write.now()), ...columnsOf(ctx, checked), ...fileColumns(content, key) } as Prisma.DocumentUncheckedCreateInput,
     });
-    await changed(write, clientId, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
+    await changed(write, clientId, followUp, { documentId: doc.id, userId, change: "uploaded" }, [...Object.keys(checked), "file"]);
     return doc;
   });
 }
 
-export async function updateDocument(ctx: RequestContext, input: UpdateInput, query?: Selection) {
+export async function updateDocument(ctx: RequestContext, input: UpdateInput, followUp: FollowUp, query?: Selection) {
   const clientId = tenantOf(ctx);
   const { id, file, ...fields } = input;
   const current = await findLive(ctx, id);
@@ -83,13 +91,16 @@ export async function updateDocument(ctx: RequestContext, input: UpdateInput, qu
       throw (await write.tx.document.count({ where: { id, status: { not: "DELETED" } } }))
         ? new DomainError("CONFLICT", "The document's file was replaced while this update ran: read it again and retry.")
         : notFound("document");
-    await changed(write, clientId, { documentId: id, userId: current.userId, change: "updated" }, [...Object.keys(checked), ...(content ? ["file"] : [])]);
+    await changed(write, clientId, followUp, { documentId: id, userId: current.userId, change: "updated" }, [
+      ...Object.keys(checked),
+      ...(content ? ["file"] : []),
+    ]);
     return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
   });
 }
 
 /** Erases the bytes and keeps the record as DELETED; a second delete finds nothing live → 404. */
-export async function deleteDocument(ctx: RequestContext, id: string, query?: Selection) {
+export async function deleteDocument(ctx: RequestContext, id: string, followUp: FollowUp, query?: Selection) {
   const clientId = tenantOf(ctx);
   const current = await findLive(ctx, id);
   return ctx.documentStore.transact(ctx, { erase: current.storageKey }, async (write) => {
@@ -98,7 +109,7 @@ export async function deleteDocument(ctx: RequestContext, id: string, query?: Se
       data: { status: "DELETED", storageKey: null, deletedAt: write.now(), updatedAt: write.now() },
     });
     if (!count) throw notFound("document");
-    await changed(write, clientId, { documentId: id, userId: current.userId, change: "deleted" }, ["status", "file"]);
+    await changed(write, clientId, followUp, { documentId: id, userId: current.userId, change: "deleted" }, ["status", "file"]);
     return write.tx.document.findUniqueOrThrow({ ...withBase(query), where: { id } });
   });
 }
@@ -177,14 +188,9 @@ const fileColumns = (file: CheckedFile, storageKey: string) => ({
   storageKey,
 });
 
-/** Audit row, event and KYC run of one change. */
-async function changed(
-  write: Write,
-  clientId: string,
-  event: { documentId: string; userId: string; change: "uploaded" | "updated" | "deleted" | "expired" },
-  fields: string[],
-) {
+/** Audit row, event and follow-up of one change. */
+async function changed(write: Write, clientId: string, followUp: FollowUp, event: DocumentChange, fields: string[]) {
   write.audit({ action: `document.${event.change}`, targetType: "document", targetId: event.documentId, changedFields: fields });
   write.emit("document.changed", clientId, event);
-  await enqueueChecks(write, { clientId, userId: event.userId }, ["KYC"], "DOCUMENT_CHANGED");
+  await followUp(write, clientId, event);
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { within } from "../../../test/helpers/eventually.js";
 import { eventCatalogue } from "./events.catalogue.js";
-import { PUBLIC_EVENT_TYPES } from "./events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 
 describe("the event catalogue", () => {
   let t: TestApp;

@@ -15,7 +15,7 @@ import {
   RiskLevel,
   UserStatus,
 } from "../../../generated/prisma/enums.js";
-import type { PUBLIC_EVENT_TYPES } from "./events.types.js";
+import type { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 
 type Schema = Record<string, unknown>;
 const oneOf = (values: Record<string, string>): Schema => ({ type: "string", enum: Object.values(values) });

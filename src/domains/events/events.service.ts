@@ -8,7 +8,7 @@ import { tenantOf } from "../../context.js";
 import { isUuid } from "../../lib/ids.js";
 import { invalid } from "../../lib/errors.js";
 import { toSnake } from "../../lib/case.js";
-import { PUBLIC_EVENT_TYPES } from "./events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 
 export type EventEnvelope = { id: string; type: string; createdAt: Date; data: Record<string, unknown> };
 

@@ -1,7 +1,7 @@
 /** OTP rules: pure functions and the numbers they use; no I/O. */
 import { randomInt } from "node:crypto";
 import { DomainError, invalid } from "../../lib/errors.js";
-import { SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
+import { SANDBOX_INPUTS } from "../../kernel/sandbox-inputs.js";
 
 /** The ways a code reaches a person; declared here, the domain's leaf, so the sender can use the rules without an import circle. */
 export type Channel = "EMAIL" | "SMS";
@@ -75,7 +75,7 @@ export const sameContact = (channel: Channel, a: string | null, b: string | null
   a !== null && b !== null && (channel === "EMAIL" ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /**
- * The sandbox's magic OTP values (sandbox.rules.ts). They hold for SANDBOX keys only: on a LIVE key
+ * The sandbox's magic OTP values (src/kernel/sandbox-inputs.ts). They hold for SANDBOX keys only: on a LIVE key
  * `000000` is a wrong code like any other, and these destinations are sent to as any other.
  */
 export const SANDBOX_OTP = {

@@ -1,7 +1,10 @@
 /** GraphQL for the sandbox (SANDBOX keys only): simulate a check's result, raise an alert, reset. */
 import { builder } from "../../graphql/builder.js";
 import { CheckResultStatus, CheckRun, POSTED_MATCHES } from "../checks/checks.schema.js";
-import { advanceClock, raiseAlert, resetClock, resetSandbox, sandboxClock, simulateCheckResult } from "./sandbox.service.js";
+import { sandboxClock } from "./sandbox.service.js";
+import { advanceClock, resetClock } from "../../flows/sandbox-clock.js";
+import { resetSandbox } from "../../flows/sandbox-reset.js";
+import { raiseAlert, simulateCheckResult } from "../../flows/sandbox-results.js";
 
 type ClockShape = { now: Date; offsetSeconds: number; movedAt: Date | null; documentsExpired?: number; rescreened?: number };
 const SandboxClock = builder.objectRef<ClockShape>("SandboxClock").implement({

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backends, PNG_BASE64, startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { within } from "../../../test/helpers/eventually.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
-import { SANDBOX_INPUTS } from "./sandbox.rules.js";
+import { SANDBOX_INPUTS } from "../../kernel/sandbox-inputs.js";
 
 const PERSON = { first_name: "Ana", date_of_birth: "1990-05-17" };
 

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import type { Jobs } from "../../platform/jobs.js";
 import type { OutboxConsumer, OutboxEvent } from "../../platform/outbox.js";
 import { envelopeData } from "../events/events.service.js";
-import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 import { deliverWebhook, type DeliveryDeps, type WebhookEvent } from "./webhooks.delivery.js";
 import { subscribes } from "./webhooks.rules.js";
 

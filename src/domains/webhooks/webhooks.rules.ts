@@ -1,8 +1,8 @@
 /** Webhook rules, pure: event types, the retry schedule, when a failing endpoint is disabled, what the sandbox simulates. */
 import { randomBytes } from "node:crypto";
 import { invalid } from "../../lib/errors.js";
-import { SANDBOX_INPUTS } from "../sandbox/sandbox.rules.js";
-import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { SANDBOX_INPUTS } from "../../kernel/sandbox-inputs.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 
 /** A client can subscribe to every public event type; `*` is every type, now and later. */
 export type WebhookEventType = (typeof PUBLIC_EVENT_TYPES)[number];

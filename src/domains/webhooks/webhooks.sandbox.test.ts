@@ -19,7 +19,7 @@ import { backends, startTestApp, type TestApp } from "../../../test/helpers/app.
 import { eventually } from "../../../test/helpers/eventually.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { eventCatalogue } from "../events/events.catalogue.js";
-import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 import { checkEventType, sandboxFailingAttempts } from "./webhooks.rules.js";
 
 /** retries 0.2 s, 0.3 s, 0.4 s, 0.5 s after the 1st, 2nd, … failure: distinct, so the attempts show the schedule was followed */

@@ -2,7 +2,7 @@
 import { WebhookOutcome } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { listResolver, withTotalCount } from "../../graphql/paging.js";
-import { PUBLIC_EVENT_TYPES } from "../events/events.types.js";
+import { PUBLIC_EVENT_TYPES } from "../../kernel/event-types.js";
 import { DEFAULT_TEST_EVENT_TYPE } from "./webhooks.rules.js";
 import {
   createEndpoint,

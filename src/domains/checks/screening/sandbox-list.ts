@@ -1,10 +1,10 @@
 /**
  * The built-in sandbox list: two entries a SANDBOX client's user reaches by last name alone
- * (sandbox.rules.ts), so an integrator sees a rejection and a possible match without knowing a
+ * (src/kernel/sandbox-inputs.ts), so an integrator sees a rejection and a possible match without knowing a
  * listed name. Each hit has the shape and explanation of a real one (screen-person.ts), so reviews,
  * suppression and webhooks treat it as they treat the OFAC list's.
  */
-import { isMagic, SANDBOX_INPUTS } from "../../sandbox/sandbox.rules.js";
+import { isMagic, SANDBOX_INPUTS } from "../../../kernel/sandbox-inputs.js";
 import { subjectFingerprint } from "./fingerprints.js";
 import type { PersonToScreen, ScreeningMatch } from "./screen-person.js";
 

@@ -1,7 +1,7 @@
 /**
  * The sandbox's magic inputs: values a SANDBOX client's data may carry to reach an outcome on demand
- * (docs/api.md, "Testing in the sandbox"). A LIVE client's same values mean nothing. Named once here;
- * each domain that honours one imports it.
+ * (docs/api.md, "Testing in the sandbox"). A LIVE client's same values mean nothing. Named once here,
+ * in the kernel every module may read: each module that honours one imports it.
  */
 export const SANDBOX_INPUTS = {
   /** `last_name`: a strong match on the built-in sandbox list entry, screening REJECTED */

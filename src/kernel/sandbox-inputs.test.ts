@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isMagic, SANDBOX_INPUTS } from "./sandbox.rules.js";
+import { isMagic, SANDBOX_INPUTS } from "./sandbox-inputs.js";
 
 const TEXT_MAGIC = [
   SANDBOX_INPUTS.rejectLastName,
