@@ -10,6 +10,9 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // one project: the suite's own files, each in its own process
+    projects: undefined,
+    maxWorkers: undefined,
     include: ["test/faults/**/*.test.ts"],
     exclude: ["**/node_modules/**"],
     fileParallelism: false,

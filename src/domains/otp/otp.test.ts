@@ -296,7 +296,9 @@ describe.each(backends)("OTP on %s", (backend) => {
     expect(confirmed.body.etag).toBeUndefined();
     const read = await t.rest("GET", `/v2/users/${userId}`, { key: sandbox });
     expect(confirmed.headers.get("etag")).toBe(read.headers.get("etag"));
-    expect(read.body).toEqual(confirmed.body);
+    // the user's checks may complete in between: the risk they assess moves on its own, the ETag does not
+    const unassessed = ({ risk_level, risk_score, risk_assessment_status, ...user }: Record<string, unknown>) => user;
+    expect(unassessed(read.body)).toEqual(unassessed(confirmed.body));
     expect((await verify(sandbox, { user_id: userId, channel: "EMAIL", code: msg.code }, "PUT")).body.code).toBe("NO_PENDING_CHANGE");
   });
 
