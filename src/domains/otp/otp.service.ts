@@ -10,7 +10,7 @@ import { safeEqual } from "../../lib/crypto.js";
 import { DomainError, invalid } from "../../lib/errors.js";
 import { isUuid } from "../../lib/ids.js";
 import { inTurns } from "../../lib/in-turn.js";
-import { getUser } from "../users/users.service.js";
+import { userInWrite } from "../users/users.service.js";
 import {
   type Channel,
   checkClientSendLimit,
@@ -62,7 +62,7 @@ export async function triggerOtp(ctx: RequestContext, { userId, channel }: Trigg
   const reserved = await reserveInTurn(sends, () =>
     ctx.transact(ctx, async ({ tx, audit }) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${sends}, 0))`;
-      const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, userId, { select: CONTACT_SELECT });
+      const user = await userInWrite(tx, ctx, userId, { select: CONTACT_SELECT });
       await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${user.id}::uuid FOR UPDATE`;
       const destination = pending(user, channel) ?? current(user, channel);
       if (!destination)
@@ -181,7 +181,7 @@ export async function checkCode<T>(
   const now = ctx.now();
   const outcome: Outcome<T> = await ctx.transact(ctx, async (write) => {
     const { tx } = write;
-    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: CONTACT_SELECT });
+    const user = await userInWrite(tx, ctx, input.userId, { select: CONTACT_SELECT });
     if (target === "pending" && !pending(user, channel))
       throw new DomainError(
         "NO_PENDING_CHANGE",

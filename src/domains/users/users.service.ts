@@ -9,6 +9,7 @@ import { Prisma } from "../../../generated/prisma/client.js";
 import { parseSort, type SortArgs } from "../../lib/choices.js";
 import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
+import type { Tx } from "../../db/transaction.js";
 import type { Write } from "../../platform/write.js";
 import { userStateOf } from "./users.store.js";
 import { readUserById } from "./users.reads.js";
@@ -23,6 +24,10 @@ export const withBase = (query?: Selection) => (query?.select ? { select: { ...q
 export type UserFilters = SortArgs & { email?: string | null; externalId?: string | null; status?: UserStatusValue | null };
 /** sort_fields values → columns; newest first unless the caller sorts */
 export const USER_SORTS = { created_at: "createdAt", updated_at: "updatedAt", last_name: "lastName", email: "emailKey" } as const;
+
+/** The user inside a write: what the write's transaction sees of it, or 404. */
+export const userInWrite = (tx: Tx, ctx: RequestContext, id: string, query?: Selection) =>
+  foundOr404("user", id, (id) => readUserById(tx, tenantOf(ctx), id, query));
 
 export async function getUser(ctx: RequestContext, id: string, query?: Selection) {
   const clientId = tenantOf(ctx);

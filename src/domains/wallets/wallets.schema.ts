@@ -2,7 +2,8 @@
 import { CardStatus, CardType, WalletStatus } from "../../../generated/prisma/enums.js";
 import { builder } from "../../graphql/builder.js";
 import { relationFirst, relationTake } from "../../graphql/paging.js";
-import { cancelCard, createWallet, getCard, getWallet, requestCard } from "./wallets.service.js";
+import { cancelCard, getCard, getWallet, requestCard } from "./wallets.service.js";
+import { openWallet } from "../../flows/open-wallet.js";
 
 const WalletStatusEnum = builder.enumType(WalletStatus, { name: "WalletStatus" });
 const CardTypeEnum = builder.enumType(CardType, { name: "CardType" });
@@ -75,7 +76,7 @@ builder.mutationFields((t) => ({
     authScopes: { scope: "users:write" },
     description: "Opens a wallet in one active ISO 4217 currency for an ACTIVE user",
     args: { input: t.arg({ type: CreateWalletInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => createWallet(ctx, { userId: String(input.userId), currency: input.currency }, query),
+    resolve: (query, _root, { input }, ctx) => openWallet(ctx, { userId: String(input.userId), currency: input.currency }, query),
   }),
   requestCard: t.prismaField({
     type: "Card",

@@ -8,8 +8,10 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import type { Jobs } from "../../platform/jobs.js";
 import { DomainError } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
-import { getUser } from "../users/users.service.js";
-import { checkCardMove, checkCurrencyCode, checkIssuedCard } from "./wallets.rules.js";
+import type { Db } from "../../db/client.js";
+import type { Tx } from "../../db/transaction.js";
+import type { Write } from "../../platform/write.js";
+import { checkCardMove, checkIssuedCard } from "./wallets.rules.js";
 import { sandboxCardProvider, type CardProvider } from "./wallets.provider.js";
 
 type WalletSelection = { select?: Prisma.WalletSelect; include?: Prisma.WalletInclude };
@@ -20,39 +22,45 @@ const cardProvider: CardProvider = sandboxCardProvider();
 /** How long after a request the in-process timer runs activation (until the job engine runs it). */
 export const CARD_ACTIVATION_JOB = "cards.activate";
 
-export const getWallet = (ctx: RequestContext, id: string, query?: WalletSelection) =>
-  foundOr404("wallet", id, (id) => ctx.db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
+/** A wallet of the caller's client, read through `db` (the request's, or a write's transaction), or 404. */
+const walletIn = (db: Db | Tx, ctx: RequestContext, id: string, query?: WalletSelection) =>
+  foundOr404("wallet", id, (id) => db.wallet.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
-export const getCard = (ctx: RequestContext, id: string, query?: CardSelection) =>
-  foundOr404("card", id, (id) => ctx.db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
+/** A card of the caller's client, read through `db`, or 404. */
+const cardIn = (db: Db | Tx, ctx: RequestContext, id: string, query?: CardSelection) =>
+  foundOr404("card", id, (id) => db.card.findFirst({ ...query, where: { id, clientId: tenantOf(ctx) } }));
 
-/** A wallet needs an ACTIVE user of the caller's client and an active ISO 4217 currency; one per user and currency. */
-export async function createWallet(ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {
+export const getWallet = (ctx: RequestContext, id: string, query?: WalletSelection) => walletIn(ctx.db, ctx, id, query);
+
+export const getCard = (ctx: RequestContext, id: string, query?: CardSelection) => cardIn(ctx.db, ctx, id, query);
+
+/**
+ * A wallet of an ACTIVE user (the flow, src/flows/open-wallet.ts, has checked that) in an active ISO
+ * 4217 currency, inside the flow's write; one per user and currency.
+ */
+export async function createWallet(write: Write, ctx: RequestContext, input: { userId: string; currency: string }, query?: WalletSelection) {
+  const { tx, audit, now } = write;
   const clientId = tenantOf(ctx);
-  const currency = checkCurrencyCode(input.currency);
-  return ctx.transact(ctx, async ({ tx, audit, now }) => {
-    const user = await getUser({ ...ctx, db: tx as typeof ctx.db }, input.userId, { select: { id: true, status: true } });
-    if (user.status !== "ACTIVE") throw new DomainError("USER_NOT_ACTIVE", `The user is ${user.status}; a wallet needs an ACTIVE user.`);
-    const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
-    if (known?.status !== "ACTIVE")
-      throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [
-        { field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` },
-      ]);
-    if (await tx.wallet.findFirst({ where: { userId: user.id, currency }, select: { id: true } }))
-      throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [
-        { field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` },
-      ]);
-    const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: user.id, currency, ...stamps(now()) } });
-    audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
-    return wallet;
-  });
+  const currency = input.currency;
+  const known = await tx.currency.findUnique({ where: { code: currency }, select: { status: true } });
+  if (known?.status !== "ACTIVE")
+    throw new DomainError("CURRENCY_NOT_SUPPORTED", `${currency} is not an active ISO 4217 currency.`, [
+      { field: "currency", code: "unsupported", message: `${currency} is not an active ISO 4217 currency.` },
+    ]);
+  if (await tx.wallet.findFirst({ where: { userId: input.userId, currency }, select: { id: true } }))
+    throw new DomainError("CONFLICT", `The user already has a ${currency} wallet.`, [
+      { field: "currency", code: "duplicate", message: `The user already has a ${currency} wallet.` },
+    ]);
+  const wallet = await tx.wallet.create({ ...query, data: { clientId, userId: input.userId, currency, ...stamps(now()) } });
+  audit({ action: "wallet.created", targetType: "wallet", targetId: wallet.id, changedFields: ["userId", "currency"] });
+  return wallet;
 }
 
 /** A card needs an ACTIVE wallet; it starts REQUESTED and is activated later by the provider. */
 export async function requestCard(ctx: RequestContext, input: { walletId: string; cardType: "VIRTUAL" | "PHYSICAL" }, query?: CardSelection) {
   const clientId = tenantOf(ctx);
   return ctx.transact(ctx, async ({ tx, audit, enqueue, now }) => {
-    const wallet = await getWallet({ ...ctx, db: tx as typeof ctx.db }, input.walletId, { select: { id: true, status: true } });
+    const wallet = await walletIn(tx, ctx, input.walletId, { select: { id: true, status: true } });
     if (wallet.status !== "ACTIVE") throw new DomainError("WALLET_NOT_ACTIVE", `The wallet is ${wallet.status}; a card needs an ACTIVE wallet.`);
     const created = await tx.card.create({ ...query, data: { clientId, walletId: wallet.id, cardType: input.cardType, ...stamps(now()) } });
     audit({ action: "card.requested", targetType: "card", targetId: created.id, changedFields: ["walletId", "cardType"] });
@@ -65,7 +73,7 @@ export async function requestCard(ctx: RequestContext, input: { walletId: string
 export async function cancelCard(ctx: RequestContext, id: string, query?: CardSelection) {
   const clientId = tenantOf(ctx);
   return ctx.transact(ctx, async ({ tx, audit, emit, now }) => {
-    const current = await getCard({ ...ctx, db: tx as typeof ctx.db }, id, { select: { id: true, walletId: true, status: true } });
+    const current = await cardIn(tx, ctx, id, { select: { id: true, walletId: true, status: true } });
     checkCardMove(current.status, "CANCELLED");
     const card = await tx.card.update({ ...query, where: { id }, data: { status: "CANCELLED", cancelledAt: now(), updatedAt: now() } });
     audit({ action: "card.cancelled", targetType: "card", targetId: id, changedFields: ["status"] });
