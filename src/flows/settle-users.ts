@@ -11,7 +11,7 @@ import { assessByType, CHECK_EVENT, riskOf, statusAfterChecks, type Assessment }
 import { assessedRunsOf, checkView, insertCompletedRun, type AssessedRun } from "../domains/checks/checks.store.js";
 import { openReviews } from "../domains/reviews/reviews.opening.js";
 import { checkStatusMove } from "../domains/users/users.rules.js";
-import { lockedUserStates, moveUsers, userView, type UserState } from "../domains/users/users.store.js";
+import { lockedUserStates, moveUsers, screenedPeople, userView, type UserState } from "../domains/users/users.store.js";
 
 /**
  * After runs completed (inside their write): moves each of their users by the verdict on each type
@@ -40,7 +40,12 @@ export async function settleUsers(write: Write, done: CheckRun[]): Promise<Map<s
   await moveUsers(tx, moves);
   // a run a newer one of its type replaces (queued after it, or done since) calls for no person: the newer run will say
   const current = (run: CheckRun) => !assessedRuns.some((r) => r.userId === run.userId && r.type === run.type && r.createdAt > run.createdAt);
-  await openReviews(write, done.filter(current), (id) => settled.get(id)!.status);
+  await openReviews(
+    write,
+    done.filter(current),
+    (id) => settled.get(id)!.status,
+    (ids) => screenedPeople(tx, ids),
+  );
   return settled;
 }
 

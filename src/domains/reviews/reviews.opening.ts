@@ -15,10 +15,8 @@ import { reviewEvent } from "./reviews.view.js";
 
 const hitKey = (m: Pick<RecordedMatch, "entryId" | "entryHash" | "subjectHash">) => `${m.entryId}:${m.entryHash}:${m.subjectHash}`;
 
-/** The users' data as screened, for the reviews opened on them (what the reviewer compares with the list entry). */
-const SCREENED = `select id::text, first_name as "firstName", middle_name as "middleName", last_name as "lastName",
-  to_char(date_of_birth, 'YYYY-MM-DD') as "dateOfBirth", nationality from users where id = any($1::uuid[])`;
-type Screened = {
+/** The users' data as screened (what the reviewer compares with the list entry), by user id. */
+export type Screened = {
   id: string;
   firstName: string | null;
   middleName: string | null;
@@ -31,8 +29,16 @@ type Screened = {
 const LIST_UPDATE_ALERTED = `update watchlist_imports set last_alert_at = $1::timestamp(3)
   where id = (select id from watchlist_imports order by imported_at desc limit 1)`;
 
-/** Opens or extends the reviews `runs` call for; `statusOf`: each user's status after the settlement. */
-export async function openReviews(write: Write, runs: readonly CompletedRun[], statusOf: (userId: string) => string) {
+/**
+ * Opens or extends the reviews `runs` call for; `statusOf`: each user's status after the settlement;
+ * `screenedOf`: the users' data as screened, read only when a review opens.
+ */
+export async function openReviews(
+  write: Write,
+  runs: readonly CompletedRun[],
+  statusOf: (userId: string) => string,
+  screenedOf: (userIds: string[]) => Promise<Screened[]>,
+) {
   const needing = runs.filter((run) => needsReview(run, statusOf(run.userId)));
   if (!needing.length) return;
   const { tx } = write;
@@ -74,7 +80,7 @@ export async function openReviews(write: Write, runs: readonly CompletedRun[], s
     opened.push({ ...run, result: { ...(run.result as object), matches: fresh } });
   }
   if (!opened.length) return;
-  const screened = await tx.$queryRawUnsafe<Screened[]>(SCREENED, [...new Set(opened.map((run) => run.userId))]);
+  const screened = await screenedOf([...new Set(opened.map((run) => run.userId))]);
   for (const run of opened) {
     const person = screened.find((s) => s.id === run.userId)!;
     const review = await tx.review.create({

@@ -73,3 +73,9 @@ export async function moveUsers(tx: Tx, moves: UserState[]) {
   }));
   await tx.$executeRawUnsafe(MOVE_USERS, JSON.stringify(rows));
 }
+
+/** The users' data as a screening compared it (names, date of birth, nationality): what a review opened on them keeps. */
+const SCREENED = `select id::text, first_name as "firstName", middle_name as "middleName", last_name as "lastName",
+  to_char(date_of_birth, 'YYYY-MM-DD') as "dateOfBirth", nationality from users where id = any($1::uuid[])`;
+type ScreenedPerson = { id: string } & Record<"firstName" | "middleName" | "lastName" | "dateOfBirth" | "nationality", string | null>;
+export const screenedPeople = (tx: Tx, ids: string[]) => tx.$queryRawUnsafe<ScreenedPerson[]>(SCREENED, ids);
