@@ -21,7 +21,7 @@
  *   shape is fixed (users.reads.ts). Both are recorded by `countQueries`.
  */
 type Selection = { select?: Record<string, unknown>; include?: Record<string, unknown> };
-export type OwnedRow = { id: string; clientId: string };
+type OwnedRow = { id: string; clientId: string };
 /** A read-only statement on the database's own connection, rows as arrays of column values. */
 export type RawRows = (sql: string, params: unknown[]) => Promise<unknown[][]>;
 /** What a loader reads through: the Prisma client, and its connection for plain statements. */

@@ -9,8 +9,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Db } from "../../db/client.js";
 import type { Tx } from "../../db/transaction.js";
-import type { User } from "../../../generated/prisma/client.js";
-import { findOwnedById, loadOwnedById, rawRowsOf, type BatchLoad, type OwnedRow } from "../../db/batched-reads.js";
+import type { CheckRun, User } from "../../../generated/prisma/client.js";
+import { findOwnedById, loadOwnedById, rawRowsOf, type BatchLoad } from "../../db/batched-reads.js";
 import { REQUIREMENT_COLUMNS } from "../compliance/compliance.service.js";
 import { ASSESSED_CHECKS } from "../checks/checks.rules.js";
 
@@ -96,8 +96,13 @@ function coveredBy(selection: Selection) {
 /** JSON has no dates: timestamps (UTC, without zone) and DATE columns become Date as Prisma gives them. */
 const utc = (text: string | null) => (text === null ? null : new Date(text.length === 10 ? text : `${text}Z`));
 
+/** A run as a user read lists it (ASSESSED_CHECKS). */
+type ListedRun = Pick<CheckRun, "id" | "type" | "status" | "createdAt" | "completedAt" | "decidedBy">;
+/** A user as the users-by-id statement reads it: its columns, its documents' facts and its listed runs. */
+export type ReadUser = User & { documents: { expiryDate: Date | null }[]; checks: ListedRun[] };
+
 /** A user row read as JSON (`userColumnsJson`, `documents` and `checks` as USERS_BY_IDS makes them) as Prisma gives it. */
-export function userOf(json: string): OwnedRow {
+export function userOf(json: string): ReadUser {
   const user = JSON.parse(json);
   user.dateOfBirth = utc(user.dateOfBirth);
   user.createdAt = utc(user.createdAt);
@@ -128,7 +133,7 @@ export function readUserById(db: Db | Tx, clientId: string, id: string, selectio
   // unbatched (a transaction's client): the same statement through Prisma, one row
   const single = async () => {
     const [row] = await db.$queryRawUnsafe<{ user: string }[]>(USERS_BY_IDS, [clientId], [id]);
-    return row ? (userOf(row.user) as unknown as User) : null;
+    return row ? userOf(row.user) : null;
   };
   return rawRowsOf(db) ? loadOwnedById(db, "user|statement", clientId, id, loadUsers, single) : single();
 }

@@ -4,10 +4,9 @@
  * user has no documents, and its checks are exactly the runs the sign-up queues (`withRuns`), so the
  * usual body (the columns, requirements, the risk assessment) needs no read-back.
  */
-import type { CheckRun, User } from "../../../generated/prisma/client.js";
 import { freshRow, rowInserter } from "../../db/insert-rows.js";
 import type { Effects } from "../../platform/write.js";
-import { userColumnsJson, userOf } from "./users.reads.js";
+import { userColumnsJson, userOf, type ReadUser } from "./users.reads.js";
 
 /** The columns a caller's fields and the row's identity fill; every other column takes its default (PENDING, NOT_STARTED, version 1…). */
 type NewUserRow = {
@@ -69,12 +68,9 @@ export function newUser({ clientId, columns, changedFields }: NewUser, effects: 
   return { id, statement: insertUser([row])! };
 }
 
-/** A run as the users-by-id statement lists a user's checks. */
-type ListedRun = Pick<CheckRun, "id" | "type" | "status" | "createdAt" | "completedAt" | "decidedBy">;
-
 /** The returned row with its checks as the users-by-id statement shapes them (ASSESSED_CHECKS: newest first). */
-export function withRuns(json: string, runs: ListedRun[]) {
-  const user = userOf(json) as unknown as User & { checks: ListedRun[] };
+export function withRuns(json: string, runs: ReadUser["checks"]) {
+  const user = userOf(json);
   user.checks = runs
     .map(({ id, type, status, createdAt, completedAt, decidedBy }) => ({ id, type, status, createdAt, completedAt, decidedBy }))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
