@@ -121,7 +121,7 @@ export type DbOptions = {
 export const isMemoryDir = (dataDir: string) => dataDir.endsWith("memory:") || dataDir.includes("memory://");
 
 export async function createDb(options: DbOptions): Promise<Database> {
-  const { factory, migrations = factory, kind, ephemeral, closeDriver, pglite = null, pool = null, named } = await openDriver(options);
+  const { factory, migrationTarget, kind, ephemeral, closeDriver, pglite = null, pool = null, named } = await openDriver(options);
   const prisma = new PrismaClient({ adapter: factory, log: [{ emit: "event", level: "query" }] });
   let recorder: string[] | null = null;
   prisma.$on("query", (e) => recorder?.push(e.query));
@@ -142,7 +142,15 @@ export async function createDb(options: DbOptions): Promise<Database> {
     pglite,
     server: options.databaseUrl ? { url: options.databaseUrl, schema: options.databaseSchema } : null,
     migrate: async () => {
-      const applied = (await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql))) ? [] : await applyMigrations(migrations);
+      let applied: string[] = [];
+      if (!(await migrationsUpToDate((sql) => prisma.$queryRawUnsafe(sql)))) {
+        const target = migrationTarget?.() ?? { factory, close: async () => {} };
+        try {
+          applied = await applyMigrations(target.factory);
+        } finally {
+          await target.close();
+        }
+      }
       if (ephemeral && pglite) await keepMigratedImage(pglite);
       return applied;
     },
@@ -167,7 +175,8 @@ export async function createDb(options: DbOptions): Promise<Database> {
 
 async function openDriver(options: DbOptions): Promise<{
   factory: SqlMigrationAwareDriverAdapterFactory;
-  migrations?: SqlMigrationAwareDriverAdapterFactory;
+  /** a server's migrations run on connections of their own, closed once they are done (see migrationAdapter) */
+  migrationTarget?: () => MigrationTarget;
   kind: Database["kind"];
   ephemeral: boolean;
   closeDriver: () => Promise<void>;
@@ -187,7 +196,7 @@ async function openDriver(options: DbOptions): Promise<{
       factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true, statementNameGenerator }),
       pool,
       named,
-      migrations: migrationAdapter(options),
+      migrationTarget: () => migrationAdapter(options),
       kind: "postgres",
       ephemeral: false,
       closeDriver: async () => {},
@@ -224,9 +233,18 @@ export function guardedPool(config: pg.PoolConfig) {
   return pool;
 }
 
-/** migrations may rightly run longer than any request (the migration lock's wait): their own pool's clients are not watched */
-const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions) =>
-  new PrismaPg(guardedPool({ ...pgConfigOf(databaseUrl!, schema), Client: pg.Client }), { ...(schema ? { schema } : {}), disposeExternalPool: true });
+type MigrationTarget = { factory: SqlMigrationAwareDriverAdapterFactory; close(): Promise<void> };
+
+/**
+ * Migrations may rightly run longer than any request (the migration lock's wait): their own pool's
+ * clients are not watched. Prisma's engine takes the migration lock (a session advisory lock) and
+ * never releases it: it goes when its connection does, so the pool is ended once the migrations are
+ * done, or every later migration of that database, in this process or another, waits for it.
+ */
+const migrationAdapter = ({ databaseUrl, databaseSchema: schema }: DbOptions): MigrationTarget => {
+  const pool = guardedPool({ ...pgConfigOf(databaseUrl!, schema), Client: pg.Client });
+  return { factory: new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true }), close: () => pool.end() };
+};
 
 /**
  * DATA_DIR's lock, and the embedded database if it was opened to check its migrations
@@ -269,7 +287,7 @@ export async function openEmbedded(dataDir: string) {
 export async function openMigrationTarget(options: DbOptions): Promise<{ factory: SqlMigrationAwareDriverAdapterFactory; close(): Promise<void> }> {
   if (options.databaseUrl) {
     if (options.databaseSchema) await ensureSchema(options.databaseUrl, options.databaseSchema);
-    return { factory: migrationAdapter(options), close: async () => {} };
+    return migrationAdapter(options);
   }
   if (!options.parentHoldsDataDir) {
     const { pglite, release } = await openPGlite(options.dataDir);
