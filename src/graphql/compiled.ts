@@ -15,7 +15,8 @@
  *   document whose variables do not coerce runs on graphql-js. With `keepDomainErrors` (the REST
  *   lane: a problem document answers a DomainError's code, message and fields, alike in both) a
  *   result whose every error is a resolver's DomainError is not run again.
- * Subscriptions and mutations never come here.
+ * Subscriptions never come here. A mutation comes only as a REST route's operation (the REST lane's
+ * writes): it runs on graphql-js `execute`, since graphql-jit compiles queries alone.
  */
 import {
   execute,
