@@ -8,7 +8,7 @@ import { z } from "zod";
 import { toAlpha2 } from "../../lib/countries.js";
 import { invalid, type FieldError } from "../../lib/errors.js";
 import { parseIsoDate } from "../../lib/dates.js";
-import { DOCUMENT_TYPES } from "../documents/documents.rules.js";
+import { DOCUMENT_TYPES } from "../../kernel/document-types.js";
 
 const RULE_FIELDS = [
   "first_name",

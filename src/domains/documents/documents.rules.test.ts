@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DOCUMENT_TYPES } from "../../kernel/document-types.js";
 import {
   type CheckedFields,
   checkDocumentFields,
   checkFile,
-  DOCUMENT_TYPES,
   type DocumentFields,
   documentStatus,
   lastFour,

@@ -6,6 +6,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { parseIsoDate } from "../../lib/dates.js";
 import { toAlpha2 } from "../../lib/countries.js";
 import { DomainError, invalid, type FieldError } from "../../lib/errors.js";
+import type { DocumentTypeValue } from "../../kernel/document-types.js";
 
 /** 10 MiB: the largest file accepted. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -15,8 +16,6 @@ export const MAX_FILE_BYTES_PER_REQUEST = 2 * MAX_DOCUMENT_BYTES;
 export const MAX_UPLOAD_BODY_BYTES = Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 256 * 1024;
 const ACCEPTED_MIME_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
 
-export const DOCUMENT_TYPES = ["PASSPORT", "NATIONAL_ID", "DRIVING_LICENSE", "RESIDENCE_PERMIT", "PROOF_OF_ADDRESS", "SELFIE", "OTHER"] as const;
-export type DocumentTypeValue = (typeof DOCUMENT_TYPES)[number];
 /** identity documents carry a number and an issuing country; a selfie or a utility bill need not */
 const IDENTITY_TYPES = new Set<DocumentTypeValue>(["PASSPORT", "NATIONAL_ID", "DRIVING_LICENSE", "RESIDENCE_PERMIT"]);
 

@@ -9,7 +9,7 @@ import { costs } from "../../graphql/cost.js";
 import { spendFileBytes } from "../../graphql/work-budget.js";
 import { ownColumns } from "../../graphql/planned-query.js";
 import { listResolver, relationFirst, relationTake, withTotalCount } from "../../graphql/paging.js";
-import { maskTail } from "../users/users.rules.js";
+import { maskTail } from "../../lib/masking.js";
 import { documentStatus, MAX_DOCUMENT_BYTES } from "./documents.rules.js";
 import {
   countDocuments,

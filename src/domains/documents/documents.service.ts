@@ -12,6 +12,7 @@ import type { Prisma } from "../../../generated/prisma/client.js";
 import { DomainError, notFound } from "../../lib/errors.js";
 import { foundOr404 } from "../../lib/found.js";
 import type { Write } from "../../platform/write.js";
+import type { DocumentTypeValue } from "../../kernel/document-types.js";
 import { newStorageKey, type ByteChanges } from "./documents.storage.js";
 import {
   checkDocumentFields,
@@ -21,7 +22,6 @@ import {
   type CheckedFile,
   type DocumentFields,
   type DocumentStatusValue,
-  type DocumentTypeValue,
   type FileInput,
 } from "./documents.rules.js";
 

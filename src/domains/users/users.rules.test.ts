@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Address, checkStatusMove, checkUserFields, etagOf, maskTail, type UserInput, type UserStatusValue } from "./users.rules.js";
+import { maskTail } from "../../lib/masking.js";
+import { type Address, checkStatusMove, checkUserFields, etagOf, type UserInput, type UserStatusValue } from "./users.rules.js";
 
 type Refusal = Error & { code?: string; fields?: { field: string; code: string; message: string }[] };
 /** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */

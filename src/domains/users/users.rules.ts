@@ -161,6 +161,4 @@ export function checkStatusMove(from: UserStatusValue, to: UserStatusValue, { by
 }
 
 /** Last four characters, the rest starred: what callers see of a tax id. */
-export const maskTail = (last4: string | null) => (last4 ? `****${last4}` : null);
-
 export const etagOf = (user: { id: string; version: number }) => `"${user.id.slice(0, 8)}-${user.version}"`;

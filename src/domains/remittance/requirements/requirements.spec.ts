@@ -6,7 +6,7 @@
  * docs/corridor-requirements.md describes the format for API users.
  */
 import { z } from "zod";
-import { DOCUMENT_TYPES } from "../../documents/documents.rules.js";
+import { DOCUMENT_TYPES } from "../../../kernel/document-types.js";
 
 /** Error categories of a dry run, in the order an API user reads them. */
 export const REQUIREMENT_CATEGORIES = ["field_missing", "incorrect_format", "not_allowed", "unknown_institution", "amount_out_of_range"] as const;
