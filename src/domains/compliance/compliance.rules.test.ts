@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown } from "../../../test/helpers/refusal.js";
 import {
   blankSubject,
   compileRuleSet,
@@ -12,17 +13,6 @@ import {
   type Subject,
   unsatisfiedGroups,
 } from "./compliance.rules.js";
-
-type Refusal = Error & { code?: string; fields?: { field: string; code: string; message: string }[] };
-/** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 
 /** A rule set file as a country's would be written (snake_case, as shipped in data/compliance). */
 const FILE = {

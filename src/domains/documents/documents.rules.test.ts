@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown, rejection } from "../../../test/helpers/refusal.js";
 import { DOCUMENT_TYPES } from "../../kernel/document-types.js";
 import {
   type CheckedFields,
@@ -13,24 +14,6 @@ import {
   MAX_UPLOAD_BODY_BYTES,
 } from "./documents.rules.js";
 
-type Refusal = Error & { code?: string; fields?: { field: string; code: string; message: string }[] };
-/** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
-const rejection = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 const problems = (input: DocumentFields, current: CheckedFields | null = null) => {
   const error = thrown(() => checkDocumentFields(input, current));
   expect(error?.code).toBe("VALIDATION_FAILED");

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown } from "../../../test/helpers/refusal.js";
 import {
   checkClientSendLimit,
   checkCodeFormat,
@@ -18,17 +19,6 @@ import {
   standsInForCode,
   undeliverableInSandbox,
 } from "./otp.rules.js";
-
-type Refusal = Error & { code?: string; fields?: { field: string; code: string }[]; meta?: { retryAfter?: number } };
-/** The error `run` throws (undefined when it throws none), so its code, fields and meta can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,18 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown } from "../../../test/helpers/refusal.js";
 import { arg, checkRow, parseArgs, parseCurrencySort, ROW_KINDS, type RowKind, rowFields, searchKey, USER_TYPES } from "./remittance.rules.js";
 
 type Problem = { field: string; code: string; message: string };
-type Refusal = Error & { code?: string; fields?: Problem[] };
-/** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 /** A checker's answer and the problems it pushed. */
 const checked = (check: (raw: unknown, field: string, errors: Problem[]) => unknown, raw: unknown, field = "f") => {
   const errors: Problem[] = [];

@@ -1,18 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown } from "../../../test/helpers/refusal.js";
 import { maskTail } from "../../lib/masking.js";
 import { type Address, checkStatusMove, checkUserFields, etagOf, type UserInput, type UserStatusValue } from "./users.rules.js";
 
-type Refusal = Error & { code?: string; fields?: { field: string; code: string; message: string }[] };
-/** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 /** The fields a refusal of `input` names, as [field, code] pairs. */
 const problems = (input: UserInput, creating = false) => {
   const error = thrown(() => checkUserFields(input, { creating }));

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { thrown } from "../../../test/helpers/refusal.js";
 import {
   checkEventType,
   checkEventTypes,
@@ -12,17 +13,6 @@ import {
   shouldDisable,
   subscribes,
 } from "./webhooks.rules.js";
-
-type Refusal = Error & { code?: string; fields?: { field: string; code: string; message: string }[] };
-/** The error `run` throws (undefined when it throws none), so its code and fields can be compared. */
-const thrown = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return error as Refusal;
-  }
-  return undefined;
-};
 
 /** Every public event type, as the refusal of an unknown one lists them (so the list is the rules' own). */
 const KNOWN = (() => {
