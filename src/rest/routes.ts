@@ -13,7 +13,7 @@ import { webhooksRoutes } from "../domains/webhooks/webhooks.routes.js";
 import { eventsRoutes } from "../domains/events/events.routes.js";
 import type { Method, Route } from "./route.js";
 import { walletsRoutes } from "../domains/wallets/wallets.routes.js";
-import { legacyRoutes } from "../domains/legacy/legacy.routes.js";
+import { legacyRoutes } from "./legacy.routes.js";
 import { reviewsRoutes } from "../domains/reviews/reviews.routes.js";
 import { sandboxRoutes } from "../domains/sandbox/sandbox.routes.js";
 

@@ -3,10 +3,10 @@
  * twins: no rule lives here. Each names its successor; the shim adds Deprecation, Sunset and the
  * successor-version Link to every answer, counts the call, and answers 410 when V1_ENABLED=0.
  */
-import { bodyInput, restOperation, type Route } from "../../rest/route.js";
-import { documentsRoutes } from "../documents/documents.routes.js";
-import { USER_REST_FIELDS, usersRoutes } from "../users/users.routes.js";
-import { CARDS, WALLETS, walletsRoutes } from "../wallets/wallets.routes.js";
+import { bodyInput, restOperation, type Route } from "./route.js";
+import { documentsRoutes } from "../domains/documents/documents.routes.js";
+import { USER_REST_FIELDS, usersRoutes } from "../domains/users/users.routes.js";
+import { CARDS, WALLETS, walletsRoutes } from "../domains/wallets/wallets.routes.js";
 
 /** The v2 route a v1 one answers like; it must exist, so a renamed v2 path fails at start. A v1 path names no object (its body does): no lookup. */
 function twin(list: Route[], method: string, path: string): Route {

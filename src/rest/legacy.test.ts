@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { ConfigError, loadConfig, V1_DEPRECATED_AT } from "../../config.js";
+import { startTestApp, type TestApp } from "../../test/helpers/app.js";
+import { ConfigError, loadConfig, V1_DEPRECATED_AT } from "../config.js";
 
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a2d6c9a90000000049454e44ae426082",
